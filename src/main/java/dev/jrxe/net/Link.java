@@ -1,0 +1,48 @@
+package dev.jrxe.net;
+
+/**
+ * A device's datagram link: one IPv4 address, one UDP port (4791 unless a test says otherwise).
+ *
+ * <p>Single-threaded by contract: one thread at a time (the device's progress engine) claims,
+ * commits, flushes and polls. Only {@link #wakeup()} and {@link #counters()} may be called from
+ * other threads.
+ *
+ * <p>Sending: {@link #claim()} returns the buffer of the next datagram; the caller writes the UDP
+ * payload at offset 0 (BTH .. payload .. pad, leaving 4 bytes for the ICRC) and calls
+ * {@link #commit}. {@link #flush()} hands all committed datagrams to the kernel in as few system
+ * calls as the link's mode allows, calling the {@link DatagramSealer} for each one first.
+ */
+public interface Link extends AutoCloseable {
+    /** Local IPv4 address, big-endian int. */
+    int localAddress();
+
+    /** Local UDP port. */
+    int localPort();
+
+    /** Largest UDP payload {@link #claim()} may hold. */
+    int maxDatagram();
+
+    /** Buffer for the next datagram, capacity {@link #maxDatagram()}; flushes first when the batch is full. */
+    java.lang.foreign.MemorySegment claim();
+
+    /** Queues the claimed datagram of {@code length} bytes (ICRC included) for sending. */
+    void commit(int length, int dstAddr, int dstPort, int srcPort);
+
+    /** Sends every committed datagram; returns how many went out. */
+    int flush();
+
+    /** Receives up to {@code limit} datagrams without blocking; returns how many were handled. */
+    int poll(DatagramHandler handler, int limit);
+
+    /** Blocks until a datagram can be read, {@link #wakeup()} is called, or the timeout passes. */
+    boolean awaitReadable(long timeoutNanos);
+
+    /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
+    void wakeup();
+
+    /** This link's counters. */
+    LinkCounters counters();
+
+    @Override
+    void close();
+}
