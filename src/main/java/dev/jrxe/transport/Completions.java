@@ -1,0 +1,91 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.WcFlags;
+import dev.jrxe.ib.WcOpcode;
+import dev.jrxe.ib.WcStatus;
+
+/** Posts work completions to a QP's completion rings. Engine thread only. */
+final class Completions {
+    private Completions() {
+    }
+
+    /**
+     * Completes the oldest send WQE (which must be {@code wqe}) and frees its slot. Successful
+     * unsignaled WQEs produce no entry; errors always do.
+     */
+    static void send(Qp qp, SendWqe wqe, int status) {
+        if (status != WcStatus.SUCCESS || wqe.signaled(qp.sqSigAll)) {
+            Cqe e = qp.sendCq.claim();
+            if (e != null) {
+                e.wrId = wqe.wrId;
+                e.status = status;
+                e.opcode = WcOpcode.forWr(wqe.opcode);
+                e.qpNum = qp.qpn;
+                if (status == WcStatus.SUCCESS && wqe.opcode == dev.jrxe.ib.WrOpcode.RDMA_READ) {
+                    e.byteLen = (int) wqe.length;
+                } else if (status == WcStatus.SUCCESS && dev.jrxe.ib.WrOpcode.isAtomic(wqe.opcode)) {
+                    e.byteLen = 8;
+                }
+                qp.sendCq.commit(status != WcStatus.SUCCESS);
+            } else if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                qp.engine.fatal(qp);
+            }
+        }
+        wqe.state = SendWqe.DONE;
+        qp.sq.retire();
+    }
+
+    /** Completes a receive WQE that the responder has taken off its queue. */
+    static void recv(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int invRkey,
+                     boolean solicited) {
+        Cqe e = qp.recvCq.claim();
+        if (e == null) {
+            if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                qp.engine.fatal(qp);
+            }
+            return;
+        }
+        e.wrId = wqe.wrId;
+        e.status = status;
+        e.opcode = opcode;
+        e.qpNum = qp.qpn;
+        e.srcQp = qp.destQpn;
+        e.byteLen = (int) byteLen;
+        e.wcFlags = flags;
+        e.immData = imm;
+        e.invalidatedRkey = invRkey;
+        qp.recvCq.commit(solicited || status != WcStatus.SUCCESS);
+    }
+
+    /** QP went to ERR: every outstanding send and own-receive WQE completes with WR_FLUSH_ERR. */
+    static void flushAll(Qp qp) {
+        SendQueue sq = qp.sq;
+        while (sq.consumer() < sq.producer()) {
+            SendWqe w = sq.at(sq.consumer());
+            send(qp, w, WcStatus.WR_FLUSH_ERR);
+        }
+        sq.next = sq.consumer();
+        qp.rdAtomicInFlight = 0;
+        qp.retransmitDeadline = 0;
+        qp.rnrWaiting = false;
+        ResponderState r = qp.resp;
+        if (r.recvWqe != null) {
+            // taken off its queue when the message began; it completes like the rest
+            recv(qp, r.recvWqe, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, true);
+            r.recvWqe = null;
+            r.inProgress = 0;
+        }
+        if (qp.rq != null) {
+            RecvQueue rq = qp.rq;
+            RecvWqe w;
+            while ((w = rq.peek()) != null) {
+                recv(qp, w, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, true);
+                rq.pop();
+            }
+        }
+    }
+
+    static int recvFlags(boolean imm, boolean inv) {
+        return (imm ? WcFlags.WITH_IMM : 0) | (inv ? WcFlags.WITH_INV : 0);
+    }
+}

@@ -1,0 +1,292 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.AsyncEventType;
+import dev.jrxe.ib.QpState;
+import dev.jrxe.net.DropReason;
+import dev.jrxe.net.Link;
+import dev.jrxe.wire.OpcodeTable;
+import dev.jrxe.wire.PacketSink;
+import dev.jrxe.wire.RocePacket;
+import dev.jrxe.wire.RxDecoder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The NIC of one device: owns the link and runs every QP's requester, responder and completer.
+ *
+ * <p>Threading (measured choice for 2-core machines where both peers run): whoever holds the engine
+ * lock does the work. Application threads take it with {@code tryLock} when they post or poll and
+ * find nothing, so a polling application never pays a thread hand-off; they never block on it. A
+ * background progress thread serves the device when no application thread does (a target of RDMA
+ * WRITE/READ that never polls, retransmit timers); it steps back while applications drive the
+ * engine and sleeps in the kernel (poll on the socket) when the device is idle.
+ */
+public final class Engine implements PacketSink, AutoCloseable {
+    /** Datagrams taken from the link per duty cycle. */
+    static final int RX_BATCH = 64;
+    /** After an application drove the engine, the background thread stays away this long. */
+    private static final long APP_ACTIVE_NANOS = 200_000;
+    private static final long MAX_SLEEP_NANOS = 1_000_000;
+
+    final Link link;
+    final KeyResolver keys;
+    final EventSink events;
+    final TransportCounters counters = new TransportCounters();
+    final PacketOut out;
+    final RcRequester requester;
+    final RcCompleter completer;
+    final RcResponder responder;
+    private final RxDecoder decoder;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile boolean workPending;
+    private volatile long lastAppDrive;
+    private volatile boolean running = true;
+    private final Thread progressThread;
+
+    private final Object tableLock = new Object();
+    private volatile Qp[] qpTable = new Qp[64];
+    private volatile Qp[] active = new Qp[0];
+    /** Engine clock of the current duty cycle. */
+    long now;
+
+    public Engine(String name, Link link, KeyResolver keys, EventSink events) {
+        this.link = link;
+        this.keys = keys;
+        this.events = events;
+        this.out = new PacketOut(this);
+        this.requester = new RcRequester(this);
+        this.completer = new RcCompleter(this);
+        this.responder = new RcResponder(this);
+        this.decoder = new RxDecoder(link, this);
+        this.progressThread = Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress")
+            .unstarted(this::backgroundLoop);
+        progressThread.start();
+    }
+
+    public Link link() {
+        return link;
+    }
+
+    public TransportCounters counters() {
+        return counters;
+    }
+
+    // ------------------------------------------------------------------ QP registry
+
+    /** Makes a QP reachable by its number. */
+    public void register(Qp qp) {
+        synchronized (tableLock) {
+            Qp[] t = qpTable;
+            if (qp.qpn >= t.length) {
+                Qp[] bigger = new Qp[Math.max(t.length * 2, qp.qpn + 1)];
+                System.arraycopy(t, 0, bigger, 0, t.length);
+                t = bigger;
+            }
+            t[qp.qpn] = qp;
+            qpTable = t;
+            Qp[] a = active;
+            Qp[] na = new Qp[a.length + 1];
+            System.arraycopy(a, 0, na, 0, a.length);
+            na[a.length] = qp;
+            active = na;
+        }
+    }
+
+    /** Removes a QP; packets for it are dropped from then on. Call while holding the engine. */
+    public void unregister(Qp qp) {
+        synchronized (tableLock) {
+            Qp[] t = qpTable;
+            if (qp.qpn < t.length && t[qp.qpn] == qp) {
+                t[qp.qpn] = null;
+            }
+            Qp[] a = active;
+            int n = 0;
+            Qp[] na = new Qp[Math.max(0, a.length - 1)];
+            for (Qp q : a) {
+                if (q != qp && n < na.length) {
+                    na[n++] = q;
+                }
+            }
+            active = n == na.length ? na : java.util.Arrays.copyOf(na, n);
+        }
+    }
+
+    Qp qp(int qpn) {
+        Qp[] t = qpTable;
+        return qpn >= 0 && qpn < t.length ? t[qpn] : null;
+    }
+
+    // ------------------------------------------------------------------ driving
+
+    /** Runs {@code action} holding the engine (blocking): for control operations such as modify. */
+    public void withEngine(Runnable action) {
+        lock.lock();
+        try {
+            now = System.nanoTime();
+            action.run();
+            link.flush();
+        } finally {
+            lock.unlock();
+        }
+        drive();
+    }
+
+    /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
+    public void kick() {
+        workPending = true;
+        drive();
+    }
+
+    /**
+     * Called by a polling application that found nothing: does a duty cycle if the engine is free.
+     * Returns true if it did.
+     */
+    public boolean driveFromApp() {
+        lastAppDrive = System.nanoTime();
+        return drive() >= 0;
+    }
+
+    private int drive() {
+        int did = -1;
+        while (lock.tryLock()) {
+            try {
+                workPending = false;
+                did = Math.max(did, 0) + dutyCycle();
+            } finally {
+                lock.unlock();
+            }
+            if (!workPending) {
+                break;
+            }
+        }
+        return did;
+    }
+
+    /** One round of everything: receive, transmit, timers. Holding the lock. Returns work done. */
+    private int dutyCycle() {
+        now = System.nanoTime();
+        int work = link.poll(decoder, RX_BATCH);
+        Qp[] qps = active;
+        for (Qp qp : qps) {
+            if (qp.resp.ackPending) {
+                responder.sendPendingAck(qp);
+            }
+        }
+        for (Qp qp : qps) {
+            work += requester.run(qp);
+            completer.checkTimers(qp);
+        }
+        link.flush();
+        return work;
+    }
+
+    /** Earliest timer deadline of any QP, or {@code Long.MAX_VALUE}. */
+    private long nextDeadline() {
+        long d = Long.MAX_VALUE;
+        for (Qp qp : active) {
+            if (qp.retransmitDeadline != 0) {
+                d = Math.min(d, qp.retransmitDeadline);
+            }
+            if (qp.rnrWaiting) {
+                d = Math.min(d, qp.rnrDeadline);
+            }
+        }
+        return d;
+    }
+
+    private void backgroundLoop() {
+        int idleRounds = 0;
+        while (running) {
+            long t = System.nanoTime();
+            if (t - lastAppDrive < APP_ACTIVE_NANOS) {
+                // An application is driving the engine itself: stay out of its way.
+                LockSupport.parkNanos(APP_ACTIVE_NANOS);
+                continue;
+            }
+            int did = drive();
+            if (did > 0) {
+                idleRounds = 0;
+                continue;
+            }
+            if (++idleRounds < 64) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long deadline = nextDeadlineSafely();
+            long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - System.nanoTime()));
+            if (sleep > 0 && !workPending) {
+                link.awaitReadable(sleep);
+            }
+        }
+    }
+
+    private long nextDeadlineSafely() {
+        if (lock.tryLock()) {
+            try {
+                return nextDeadline();
+            } finally {
+                lock.unlock();
+            }
+        }
+        return System.nanoTime();
+    }
+
+    // ------------------------------------------------------------------ inbound
+
+    @Override
+    public void onPacket(RocePacket pkt, int srcAddr, int srcPort) {
+        int opcode = pkt.bth().opcode();
+        Qp qp = qp(pkt.bth().destQp());
+        if (qp == null || qp.state == QpState.RESET || qp.state == QpState.INIT) {
+            link.counters().drop(DropReason.NO_QP);
+            return;
+        }
+        counters.inc(TransportCounters.RCVD_PKTS);
+        counters.add(TransportCounters.RCVD_BYTES, pkt.length());
+        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.RC)) {
+            link.counters().drop(DropReason.OTHER);
+            return;
+        }
+        if (OpcodeTable.has(opcode, OpcodeTable.REQUEST)) {
+            responder.onRequest(qp, pkt);
+        } else {
+            completer.onResponse(qp, pkt);
+        }
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    /** Moves a QP to the error state: flushes its queues and reports the event. */
+    void fail(Qp qp, int asyncEvent) {
+        if (qp.state == QpState.ERR) {
+            return;
+        }
+        qp.state = QpState.ERR;
+        Completions.flushAll(qp);
+        if (asyncEvent >= 0) {
+            events.qpEvent(qp, asyncEvent);
+        }
+    }
+
+    /** Verbs layer: move to ERR on request (modify to ERR). Holding the engine. */
+    public void enterError(Qp qp) {
+        fail(qp, -1);
+    }
+
+    /** Reports a fatal QP error to the application. */
+    void fatal(Qp qp) {
+        fail(qp, AsyncEventType.QP_FATAL);
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        link.wakeup();
+        try {
+            progressThread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        link.close();
+    }
+}

@@ -1,0 +1,111 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import java.lang.foreign.Arena;
+
+/**
+ * The transport's side of a queue pair: its queues, the attributes the verbs layer applied, and
+ * the state of its requester, responder and completer. The verbs layer validates every modify;
+ * this class only holds what is valid. Engine-owned fields are touched by the engine thread only.
+ */
+public final class Qp {
+    public final int qpn;
+    public final int type;
+    public final int pdHandle;
+    public final Engine engine;
+    public final SendQueue sq;
+    /** Own receive queue, or null when the QP uses a shared one. */
+    public final RecvQueue rq;
+    public final RecvQueue srq;
+    public final CompletionRing sendCq;
+    public final CompletionRing recvCq;
+    public final boolean sqSigAll;
+    final Arena arena;
+
+    // ---- attributes (written by modify under the engine lock)
+    volatile int state = QpState.RESET;
+    public int accessFlags;
+    public int pkeyIndex;
+    public int port = 1;
+    public int qkey;
+    public int pathMtu = 1024;
+    public int destQpn;
+    public int destAddr;
+    public int destPort;
+    public int srcPort;
+    public int hopLimit = 64;
+    public int trafficClass;
+    public int flowLabel;
+    public int sgidIndex;
+    public byte[] dgid = new byte[16];
+    public int timeout;
+    public int retryCnt;
+    public int rnrRetry;
+    public int minRnrTimer;
+    public int sqPsn;
+    public int rqPsn;
+    public int maxRdAtomic;
+    public int maxDestRdAtomic;
+    public boolean sqDrainNotify;
+
+    // ---- requester (engine only)
+    int psn;
+    /** Newest PSN (exclusive) ever sent: ACKs beyond it are bogus. */
+    int psnHigh;
+    /** A local error stopped the requester until the QP leaves the error state. */
+    boolean requesterHalted;
+    /** PSN the requester resumes at when the RNR wait ends. */
+    int rnrPsn;
+    /** PSN of the last go-back-N, while that retry is running (rxe's started_retry). */
+    int retryPsn;
+    int noAckPackets;
+    int rdAtomicInFlight;
+    /** Counters of the current retry budget; reset on forward progress. */
+    int retryLeft;
+    int rnrRetryLeft;
+    long retransmitDeadline;
+    long rnrDeadline;
+    boolean rnrWaiting;
+    boolean retryStarted;
+
+    // ---- completer (engine only)
+    /** Oldest PSN not yet acknowledged. */
+    int compPsn;
+
+    // ---- responder (engine only)
+    final ResponderState resp;
+
+    /** Registered with the engine's list of QPs to serve. */
+    boolean active;
+
+    public Qp(Engine engine, int qpn, int type, int pdHandle, SendQueue sq, RecvQueue rq, RecvQueue srq,
+              CompletionRing sendCq, CompletionRing recvCq, boolean sqSigAll, Arena arena) {
+        this.engine = engine;
+        this.qpn = qpn;
+        this.type = type;
+        this.pdHandle = pdHandle;
+        this.sq = sq;
+        this.rq = rq;
+        this.srq = srq;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.sqSigAll = sqSigAll;
+        this.arena = arena;
+        this.resp = new ResponderState();
+        this.resp.taken = new RecvWqe(Math.max(1, recvQueue() == null ? 1 : recvQueue().maxSge()));
+    }
+
+    public int state() {
+        return state;
+    }
+
+    public boolean isRc() {
+        return type == QpType.RC;
+    }
+
+    /** The receive queue the responder takes WQEs from. */
+    RecvQueue recvQueue() {
+        return srq != null ? srq : rq;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.QpState;
+
+/**
+ * What the transport does when the verbs layer moves a QP to a new state (after validating the
+ * transition and the attributes). Call holding the engine ({@link Engine#withEngine}).
+ */
+public final class QpControl {
+    private QpControl() {
+    }
+
+    /** Applies {@code newState}; the QP's attribute fields are already updated. */
+    public static void enter(Qp qp, int newState, boolean sqPsnChanged) {
+        int old = qp.state;
+        switch (newState) {
+            case QpState.RESET -> reset(qp);
+            case QpState.RTR -> {
+                if (old != QpState.RTR) {
+                    qp.resp.reset(qp.rqPsn);
+                    qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
+                }
+            }
+            case QpState.RTS -> {
+                if (old == QpState.RTR || sqPsnChanged) {
+                    qp.psn = qp.sqPsn;
+                    qp.psnHigh = qp.sqPsn;
+                    qp.compPsn = qp.sqPsn;
+                }
+                qp.retryLeft = qp.retryCnt;
+                qp.rnrRetryLeft = qp.rnrRetry;
+            }
+            case QpState.ERR -> {
+                qp.engine.enterError(qp);
+                return;
+            }
+            default -> {
+            }
+        }
+        qp.state = newState;
+    }
+
+    private static void reset(Qp qp) {
+        qp.sq.reset();
+        if (qp.rq != null) {
+            qp.rq.reset();
+        }
+        qp.resp.reset(0);
+        qp.psn = 0;
+        qp.psnHigh = 0;
+        qp.compPsn = 0;
+        qp.noAckPackets = 0;
+        qp.rdAtomicInFlight = 0;
+        qp.retransmitDeadline = 0;
+        qp.rnrWaiting = false;
+        qp.retryStarted = false;
+        qp.requesterHalted = false;
+    }
+
+    /**
+     * UDP source port as rxe chooses it for an RC/UC QP: the flow label (given, or computed from
+     * both QPNs as rdma_calc_flow_label does) folded into 14 bits under 0xC000.
+     */
+    public static int udpSourcePort(int lqpn, int rqpn, int flowLabel) {
+        long fl = flowLabel & 0xFFFFF;
+        if (fl == 0) {
+            long v = (long) lqpn * (long) rqpn;
+            v ^= v >>> 20;
+            v ^= v >>> 40;
+            fl = v & 0xFFFFF;
+        }
+        return 0xC000 | (int) ((fl & 0x3FFF) ^ (fl >>> 14));
+    }
+
+    /** UD / GSI source port as rxe picks it: 0xC000 + hash_32(qpn, 14). */
+    public static int udSourcePort(int qpn) {
+        return 0xC000 + ((qpn * 0x61C88647) >>> 18);
+    }
+}

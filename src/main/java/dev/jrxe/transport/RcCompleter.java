@@ -1,0 +1,314 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.AsyncEventType;
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.WcStatus;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.MemStatus;
+import dev.jrxe.wire.Aeth;
+import dev.jrxe.wire.OpcodeTable;
+import dev.jrxe.wire.Opcodes;
+import dev.jrxe.wire.Psn;
+import dev.jrxe.wire.RocePacket;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * RC completer (rxe_comp.c): processes ACKs, NAKs, READ responses and atomic acknowledgements,
+ * completes send WQEs in order, drives go-back-N retransmission (PSN-sequence NAK, local ACK
+ * timeout) and RNR waits, and maps NAK syndromes to completion statuses.
+ */
+final class RcCompleter {
+    private final Engine engine;
+    private final RcRequester requester;
+    /** 8 bytes of host-order scratch for an atomic's original value. */
+    private final MemorySegment atomicScratch = Arena.ofAuto().allocate(8, 8);
+
+    RcCompleter(Engine engine) {
+        this.engine = engine;
+        this.requester = engine.requester;
+    }
+
+    void onResponse(Qp qp, RocePacket pkt) {
+        int s = qp.state;
+        if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+            return;
+        }
+        int opcode = pkt.bth().opcode();
+        int psn = pkt.bth().psn();
+        if (Psn.diff(psn, qp.psnHigh) >= 0) {
+            return; // acknowledges something never sent
+        }
+        if (opcode == Opcodes.RC_ACKNOWLEDGE) {
+            int syndrome = pkt.aeth().syndrome();
+            if (Aeth.isAck(syndrome)) {
+                onAck(qp, psn);
+            } else if (Aeth.isRnrNak(syndrome)) {
+                onRnrNak(qp, psn, syndrome & 0x1F);
+            } else {
+                onNak(qp, psn, syndrome);
+            }
+        } else if (opcode == Opcodes.RC_ATOMIC_ACKNOWLEDGE) {
+            onAtomicAck(qp, psn, pkt);
+        } else if (OpcodeTable.has(opcode, OpcodeTable.READ) && OpcodeTable.has(opcode, OpcodeTable.RESPONSE)) {
+            onReadResponse(qp, psn, opcode, pkt);
+        }
+    }
+
+    // ---------------------------------------------------------------- positive
+
+    private void onAck(Qp qp, int psn) {
+        if (Psn.diff(psn, qp.compPsn) < 0) {
+            return; // older than what we know is acknowledged: a duplicate
+        }
+        completeAcked(qp, psn, true);
+        progress(qp, Psn.add(psn, 1));
+    }
+
+    /**
+     * Completes, from the head, every SEND/WRITE whose last PSN is at or before {@code psn}. A
+     * response with a later PSN implies these arrived (the responder executes in order). When
+     * {@code plainAck} meets a READ or atomic it covers, their responses were lost: retry.
+     */
+    private void completeAcked(Qp qp, int psn, boolean plainAck) {
+        SendQueue sq = qp.sq;
+        while (sq.consumer() < sq.producer()) {
+            SendWqe w = sq.at(sq.consumer());
+            if (w.state == SendWqe.POSTED) {
+                return;
+            }
+            if (w.status != WcStatus.SUCCESS) {
+                completeHead(qp);
+                return;
+            }
+            boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
+            if (readOrAtomic) {
+                if (plainAck && Psn.diff(psn, w.firstPsn) >= 0 && w.state == SendWqe.PENDING) {
+                    // The responder has executed it, yet its response is missing: ask again.
+                    retry(qp, Psn.add(w.firstPsn, (int) (w.offset / qp.pathMtu)), false);
+                }
+                return;
+            }
+            if (w.state != SendWqe.PENDING || Psn.diff(w.lastPsn, psn) > 0) {
+                return;
+            }
+            Completions.send(qp, w, WcStatus.SUCCESS);
+            if (WrOpcode.isSend(w.opcode)) {
+                engine.counters.inc(TransportCounters.RDMA_SENDS);
+            }
+        }
+    }
+
+    /** Forward progress: the retry budget is restored and the timer restarted. */
+    private void progress(Qp qp, int newCompPsn) {
+        if (Psn.diff(newCompPsn, qp.compPsn) > 0) {
+            qp.compPsn = newCompPsn;
+            qp.retryLeft = qp.retryCnt;
+            qp.rnrRetryLeft = qp.rnrRetry;
+            qp.retryStarted = false;
+            if (Psn.diff(qp.compPsn, qp.psn) > 0) {
+                // acknowledged beyond where a retry had rewound us: resume from there
+                requester.rewindTo(qp, qp.compPsn);
+            }
+        }
+        if (Psn.diff(qp.psnHigh, qp.compPsn) <= 0 && qp.sq.consumer() >= qp.sq.next) {
+            qp.retransmitDeadline = 0;
+        } else {
+            long t = RnrTimer.ackTimeoutNanos(qp.timeout);
+            qp.retransmitDeadline = t == 0 ? 0 : engine.now + t;
+        }
+    }
+
+    // ---------------------------------------------------------------- READ and atomic responses
+
+    private void onReadResponse(Qp qp, int psn, int opcode, RocePacket pkt) {
+        completeAcked(qp, Psn.add(psn, -1), false);
+        SendQueue sq = qp.sq;
+        if (sq.consumer() >= sq.producer()) {
+            return;
+        }
+        SendWqe w = sq.at(sq.consumer());
+        if (w.opcode != WrOpcode.RDMA_READ || w.state != SendWqe.PENDING || w.status != WcStatus.SUCCESS) {
+            return;
+        }
+        int mtu = qp.pathMtu;
+        int expected = Psn.add(w.firstPsn, (int) (w.offset / mtu));
+        int d = Psn.diff(psn, expected);
+        if (d < 0) {
+            return; // duplicate
+        }
+        if (d > 0) {
+            // responses went missing: re-read the remainder
+            engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
+            retry(qp, expected, true);
+            return;
+        }
+        boolean first = OpcodeTable.has(opcode, OpcodeTable.FIRST);
+        boolean last = OpcodeTable.has(opcode, OpcodeTable.LAST);
+        if (first != (w.offset == 0)) {
+            return; // out of the opcode sequence: treat like a stray duplicate
+        }
+        int len = pkt.payloadLength();
+        if (w.offset + len > w.length || (!last && len != mtu)) {
+            finishWithError(qp, w, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        if (len > 0) {
+            int st = Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
+                w.offset, pkt.segment(), pkt.payloadOffset(), len);
+            if (st != MemStatus.OK) {
+                finishWithError(qp, w, WcStatus.LOC_PROT_ERR);
+                return;
+            }
+        }
+        w.offset += len;
+        if (last) {
+            if (w.offset != w.length) {
+                finishWithError(qp, w, WcStatus.BAD_RESP_ERR);
+                return;
+            }
+            qp.rdAtomicInFlight--;
+            Completions.send(qp, w, WcStatus.SUCCESS);
+        }
+        progress(qp, Psn.add(psn, 1));
+    }
+
+    private void onAtomicAck(Qp qp, int psn, RocePacket pkt) {
+        completeAcked(qp, Psn.add(psn, -1), false);
+        SendQueue sq = qp.sq;
+        if (sq.consumer() >= sq.producer()) {
+            return;
+        }
+        SendWqe w = sq.at(sq.consumer());
+        if (!WrOpcode.isAtomic(w.opcode) || w.state != SendWqe.PENDING || w.firstPsn != psn) {
+            return;
+        }
+        atomicScratch.set(ValueLayout.JAVA_LONG, 0, pkt.atomicAckEth().originalValue());
+        int st = Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
+            0, atomicScratch, 0, 8);
+        if (st != MemStatus.OK) {
+            finishWithError(qp, w, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        qp.rdAtomicInFlight--;
+        Completions.send(qp, w, WcStatus.SUCCESS);
+        progress(qp, Psn.add(psn, 1));
+    }
+
+    // ---------------------------------------------------------------- negative
+
+    private void onRnrNak(Qp qp, int psn, int timerCode) {
+        engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
+        completeAcked(qp, Psn.add(psn, -1), false);
+        if (qp.rnrWaiting) {
+            return;
+        }
+        if (qp.rnrRetryLeft == 0) {
+            engine.counters.inc(TransportCounters.RETRY_RNR_EXCEEDED_ERR);
+            failHead(qp, WcStatus.RNR_RETRY_EXC_ERR);
+            return;
+        }
+        if (qp.rnrRetry != 7) {
+            qp.rnrRetryLeft--;
+        }
+        qp.rnrWaiting = true;
+        qp.rnrPsn = psn;
+        qp.rnrDeadline = engine.now + RnrTimer.nanos(timerCode);
+        qp.retransmitDeadline = 0;
+    }
+
+    private void onNak(Qp qp, int psn, int syndrome) {
+        completeAcked(qp, Psn.add(psn, -1), false);
+        int code = syndrome & 0x1F;
+        if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
+            engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
+            if (qp.rnrWaiting || (qp.retryStarted && qp.retryPsn == psn)) {
+                return; // a retry from there is already under way (rxe's started_retry)
+            }
+            if (Psn.diff(psn, qp.compPsn) > 0) {
+                qp.compPsn = psn;
+            }
+            retry(qp, psn, true);
+            return;
+        }
+        int status = switch (code) {
+            case 1 -> WcStatus.REM_INV_REQ_ERR;
+            case 2 -> WcStatus.REM_ACCESS_ERR;
+            case 4 -> WcStatus.REM_INV_RD_REQ_ERR;
+            default -> WcStatus.REM_OP_ERR;
+        };
+        failHead(qp, status);
+    }
+
+    // ---------------------------------------------------------------- retry and errors
+
+    /** Starts go-back-N from {@code psn}; {@code counted} retries use up the retry budget. */
+    private void retry(Qp qp, int psn, boolean counted) {
+        if (qp.retryStarted && qp.retryPsn == psn) {
+            return;
+        }
+        if (counted) {
+            if (qp.retryLeft == 0) {
+                engine.counters.inc(TransportCounters.RETRY_EXCEEDED_ERR);
+                failHead(qp, WcStatus.RETRY_EXC_ERR);
+                return;
+            }
+            if (qp.retryCnt != 7) {
+                qp.retryLeft--;
+            }
+        }
+        engine.counters.inc(TransportCounters.COMPLETER_RETRY_ERR);
+        qp.retryStarted = true;
+        qp.retryPsn = psn;
+        requester.rewindTo(qp, psn);
+        long t = RnrTimer.ackTimeoutNanos(qp.timeout);
+        qp.retransmitDeadline = t == 0 ? 0 : engine.now + t;
+    }
+
+    /** Timers of one QP: RNR wait over, or local ACK timeout. */
+    void checkTimers(Qp qp) {
+        if (qp.rnrWaiting && engine.now - qp.rnrDeadline >= 0) {
+            qp.rnrWaiting = false;
+            requester.rewindTo(qp, qp.rnrPsn);
+            long t = RnrTimer.ackTimeoutNanos(qp.timeout);
+            qp.retransmitDeadline = t == 0 ? 0 : engine.now + t;
+        }
+        long deadline = qp.retransmitDeadline;
+        if (deadline != 0 && engine.now - deadline >= 0 && qp.state == QpState.RTS) {
+            if (Psn.diff(qp.psnHigh, qp.compPsn) > 0 || qp.sq.consumer() < qp.sq.next) {
+                qp.retryStarted = false;
+                retry(qp, qp.compPsn, true);
+            } else {
+                qp.retransmitDeadline = 0;
+            }
+        }
+    }
+
+    /** Completes head WQEs that failed locally (after everything before them completed). */
+    void completeHead(Qp qp) {
+        SendQueue sq = qp.sq;
+        if (sq.consumer() >= sq.producer()) {
+            return;
+        }
+        SendWqe w = sq.at(sq.consumer());
+        if (w.state == SendWqe.PENDING && w.status != WcStatus.SUCCESS) {
+            finishWithError(qp, w, w.status);
+        }
+    }
+
+    private void failHead(Qp qp, int status) {
+        SendQueue sq = qp.sq;
+        if (sq.consumer() < sq.producer()) {
+            finishWithError(qp, sq.at(sq.consumer()), status);
+        } else {
+            engine.fail(qp, AsyncEventType.QP_FATAL);
+        }
+    }
+
+    /** The head WQE completes with an error; the QP goes to ERR and the rest is flushed. */
+    private void finishWithError(Qp qp, SendWqe w, int status) {
+        Completions.send(qp, w, status);
+        engine.fail(qp, -1);
+    }
+}

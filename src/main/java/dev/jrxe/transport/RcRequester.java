@@ -1,0 +1,315 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WcStatus;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.Access;
+import dev.jrxe.memory.MemStatus;
+import dev.jrxe.wire.Opcodes;
+import dev.jrxe.wire.Psn;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RC requester (rxe_req.c): turns send WQEs into packets. Segments messages by path MTU into
+ * FIRST/MIDDLE/LAST/ONLY, assigns PSNs, asks for an ACK on the last packet of a message and at
+ * least every {@value #MAX_PKT_PER_ACK} packets, keeps at most {@value #MAX_UNACKED_PSNS} PSNs
+ * unacknowledged, honours fence and the RDMA READ/atomic credit (max_rd_atomic).
+ */
+final class RcRequester {
+    static final int MAX_PKT_PER_ACK = 64;
+    static final int MAX_UNACKED_PSNS = 128;
+    /** Packets one QP may send per duty cycle, so that one busy QP cannot starve the others. */
+    private static final int BUDGET = 64;
+
+    private final Engine engine;
+
+    RcRequester(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** Sends what the QP may send now; returns packets sent. */
+    int run(Qp qp) {
+        int state = qp.state;
+        if (state == QpState.ERR) {
+            if (qp.sq.outstanding() > 0 || (qp.rq != null && qp.rq.depth() > 0)) {
+                Completions.flushAll(qp);
+            }
+            return 0;
+        }
+        if (state != QpState.RTS || qp.rnrWaiting || qp.requesterHalted) {
+            return 0;
+        }
+        SendQueue sq = qp.sq;
+        int sent = 0;
+        while (sent < BUDGET) {
+            long idx = sq.next;
+            if (idx >= sq.producer()) {
+                break;
+            }
+            SendWqe w = sq.at(idx);
+            if (w.state == SendWqe.POSTED && !start(qp, w)) {
+                break;
+            }
+            if (w.state == SendWqe.PENDING) {
+                // failed locally while starting: nothing more is sent; the completer reports it
+                // in order and moves the QP to the error state
+                sq.next++;
+                qp.requesterHalted = true;
+                engine.completer.completeHead(qp);
+                break;
+            }
+            if (Psn.diff(qp.psn, qp.compPsn) >= MAX_UNACKED_PSNS) {
+                break;
+            }
+            int n = sendNext(qp, w);
+            if (n < 0) {
+                break;
+            }
+            sent += n;
+            if (qp.state != QpState.RTS) {
+                break;
+            }
+        }
+        return sent;
+    }
+
+    /** Assigns PSNs to a fresh WQE; false when fence or credits make it wait. */
+    private boolean start(Qp qp, SendWqe w) {
+        boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
+        if ((w.sendFlags & SendFlags.FENCE) != 0 && qp.rdAtomicInFlight > 0) {
+            return false;
+        }
+        if (readOrAtomic && qp.rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic)) {
+            return false;
+        }
+        w.firstPsn = qp.psn;
+        int mtu = qp.pathMtu;
+        if (WrOpcode.isAtomic(w.opcode)) {
+            w.packets = 1;
+        } else {
+            w.packets = (int) Math.max(1, (w.length + mtu - 1) / mtu);
+        }
+        w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
+        w.offset = 0;
+        w.status = WcStatus.SUCCESS;
+        w.state = SendWqe.PROCESSING;
+        int access = readOrAtomic ? Access.LOCAL_WRITE : 0;
+        if (!w.inlined) {
+            int st = Sgl.check(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, access);
+            if (st != MemStatus.OK) {
+                localError(qp, w);
+                return true;
+            }
+        }
+        if (WrOpcode.isAtomic(w.opcode) && (w.numSge < 1 || w.length < 8)) {
+            localError(qp, w);
+        }
+        return true;
+    }
+
+    /**
+     * The WQE cannot be executed because of its local buffers: it will complete with
+     * LOC_PROT_ERR once everything before it has completed (completions stay in order).
+     */
+    private void localError(Qp qp, SendWqe w) {
+        w.status = WcStatus.LOC_PROT_ERR;
+        w.state = SendWqe.PENDING;
+        // nothing of it goes on the wire: the PSNs it would have used stay free
+        w.packets = 0;
+        w.lastPsn = Psn.add(w.firstPsn, -1);
+    }
+
+    /** Sends the next packet of {@code w}; returns packets sent, or -1 when it must wait. */
+    private int sendNext(Qp qp, SendWqe w) {
+        int op = w.opcode;
+        if (op == WrOpcode.RDMA_READ || WrOpcode.isAtomic(op)) {
+            if (qp.rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic)) {
+                return -1;
+            }
+            qp.rdAtomicInFlight++;
+            return op == WrOpcode.RDMA_READ ? sendRead(qp, w) : sendAtomic(qp, w);
+        }
+        return sendSegment(qp, w);
+    }
+
+    private int sendRead(Qp qp, SendWqe w) {
+        PacketOut out = engine.out;
+        int psn = qp.psn;
+        out.begin(qp, Opcodes.RC_RDMA_READ_REQUEST, psn, true, false, 0);
+        out.reth.va(w.remoteAddr + w.offset).rkey(w.rkey).dmaLength((int) (w.length - w.offset));
+        out.commit();
+        int remainingPackets = w.packets - (int) (w.offset / qp.pathMtu);
+        qp.psn = Psn.add(psn, Math.max(1, remainingPackets));
+        qp.noAckPackets = 0;
+        finishWqe(qp, w);
+        return 1;
+    }
+
+    private int sendAtomic(Qp qp, SendWqe w) {
+        PacketOut out = engine.out;
+        int opcode = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP ? Opcodes.RC_COMPARE_SWAP : Opcodes.RC_FETCH_ADD;
+        out.begin(qp, opcode, qp.psn, true, false, 0);
+        out.atomicEth.va(w.remoteAddr).rkey(w.rkey);
+        if (w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP) {
+            out.atomicEth.swapAdd(w.swap).compare(w.compareAdd);
+        } else {
+            out.atomicEth.swapAdd(w.compareAdd).compare(0);
+        }
+        out.commit();
+        qp.psn = Psn.add(qp.psn, 1);
+        qp.noAckPackets = 0;
+        finishWqe(qp, w);
+        return 1;
+    }
+
+    private int sendSegment(Qp qp, SendWqe w) {
+        int mtu = qp.pathMtu;
+        long remaining = w.length - w.offset;
+        int n = (int) Math.min(mtu, remaining);
+        boolean first = w.offset == 0;
+        boolean last = w.offset + n >= w.length;
+        int opcode = opcodeFor(w.opcode, first, last);
+        boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
+        boolean solicited = last && (w.sendFlags & SendFlags.SOLICITED) != 0;
+        PacketOut out = engine.out;
+        MemorySegment buf = out.begin(qp, opcode, qp.psn, ackReq, solicited, n);
+        if (first && WrOpcode.isWrite(w.opcode)) {
+            out.reth.va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
+        }
+        if (last && (w.opcode == WrOpcode.SEND_WITH_IMM || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+            out.immDt.immediate(w.immData);
+        }
+        if (last && w.opcode == WrOpcode.SEND_WITH_INV) {
+            out.ieth.rkey(w.invalidateRkey);
+        }
+        if (n > 0) {
+            if (w.inlined) {
+                MemorySegment.copy(w.inline, w.offset, buf, out.payloadOffset(), n);
+            } else {
+                int st = Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
+                    w.offset, buf, out.payloadOffset(), n);
+                if (st != MemStatus.OK) {
+                    // the claimed buffer is simply not committed
+                    failMidMessage(qp, w);
+                    return -1;
+                }
+            }
+        }
+        out.commit();
+        if (ackReq) {
+            qp.noAckPackets = 0;
+        }
+        qp.psn = Psn.add(qp.psn, 1);
+        w.offset += n;
+        if (last) {
+            finishWqe(qp, w);
+        } else {
+            armTimer(qp);
+        }
+        return 1;
+    }
+
+    /** Local memory went bad while the message was on the wire (e.g. unmapped): fatal for the QP. */
+    private void failMidMessage(Qp qp, SendWqe w) {
+        w.status = WcStatus.LOC_PROT_ERR;
+        w.state = SendWqe.PENDING;
+        qp.sq.next++;
+        qp.requesterHalted = true;
+        engine.completer.completeHead(qp);
+    }
+
+    private void finishWqe(Qp qp, SendWqe w) {
+        w.state = SendWqe.PENDING;
+        qp.sq.next++;
+        if (Psn.diff(qp.psn, qp.psnHigh) > 0) {
+            qp.psnHigh = qp.psn;
+        }
+        armTimer(qp);
+    }
+
+    private void armTimer(Qp qp) {
+        if (Psn.diff(qp.psn, qp.psnHigh) > 0) {
+            qp.psnHigh = qp.psn;
+        }
+        long t = RnrTimer.ackTimeoutNanos(qp.timeout);
+        if (t != 0) {
+            qp.retransmitDeadline = engine.now + t;
+        }
+    }
+
+    static int opcodeFor(int wrOpcode, boolean first, boolean last) {
+        boolean send = WrOpcode.isSend(wrOpcode);
+        if (first && last) {
+            return switch (wrOpcode) {
+                case WrOpcode.SEND -> Opcodes.RC_SEND_ONLY;
+                case WrOpcode.SEND_WITH_IMM -> Opcodes.RC_SEND_ONLY_WITH_IMMEDIATE;
+                case WrOpcode.SEND_WITH_INV -> Opcodes.RC_SEND_ONLY_WITH_INVALIDATE;
+                case WrOpcode.RDMA_WRITE_WITH_IMM -> Opcodes.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+                default -> Opcodes.RC_RDMA_WRITE_ONLY;
+            };
+        }
+        if (first) {
+            return send ? Opcodes.RC_SEND_FIRST : Opcodes.RC_RDMA_WRITE_FIRST;
+        }
+        if (!last) {
+            return send ? Opcodes.RC_SEND_MIDDLE : Opcodes.RC_RDMA_WRITE_MIDDLE;
+        }
+        return switch (wrOpcode) {
+            case WrOpcode.SEND -> Opcodes.RC_SEND_LAST;
+            case WrOpcode.SEND_WITH_IMM -> Opcodes.RC_SEND_LAST_WITH_IMMEDIATE;
+            case WrOpcode.SEND_WITH_INV -> Opcodes.RC_SEND_LAST_WITH_INVALIDATE;
+            case WrOpcode.RDMA_WRITE_WITH_IMM -> Opcodes.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+            default -> Opcodes.RC_RDMA_WRITE_LAST;
+        };
+    }
+
+    /**
+     * Go-back-N: makes the requester resume at {@code psn}, which lies between the oldest
+     * unacknowledged PSN and the newest one sent. Packet boundaries are a function of the message
+     * and the MTU only, so everything re-sent carries the PSN it had the first time; a READ resumes
+     * with a request for its remainder (VA advanced, length reduced).
+     */
+    void rewindTo(Qp qp, int psn) {
+        SendQueue sq = qp.sq;
+        int mtu = qp.pathMtu;
+        long i = sq.consumer();
+        long end = sq.producer();
+        int credits = 0;
+        for (; i < end; i++) {
+            SendWqe w = sq.at(i);
+            if (w.state == SendWqe.POSTED || w.state == SendWqe.DONE) {
+                break;
+            }
+            if (w.status != WcStatus.SUCCESS) {
+                continue;
+            }
+            if (Psn.diff(psn, w.lastPsn) <= 0) {
+                long off = (long) Math.max(0, Psn.diff(psn, w.firstPsn)) * mtu;
+                if (WrOpcode.isAtomic(w.opcode)) {
+                    off = 0;
+                }
+                w.offset = Math.min(off, w.length);
+                w.state = SendWqe.PROCESSING;
+                break;
+            }
+            if (w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode)) {
+                credits++;
+            }
+        }
+        sq.next = i;
+        for (long j = i + 1; j < end; j++) {
+            SendWqe w = sq.at(j);
+            if (w.state == SendWqe.POSTED) {
+                break;
+            }
+            if (w.status == WcStatus.SUCCESS) {
+                w.offset = 0;
+                w.state = SendWqe.PROCESSING;
+            }
+        }
+        qp.rdAtomicInFlight = credits;
+        qp.psn = psn;
+        qp.noAckPackets = 0;
+    }
+}

@@ -1,0 +1,66 @@
+package dev.jrxe.transport;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One send work-queue entry: the work request as posted (copied in at post time, so the caller may
+ * reuse its request object) plus the requester's progress on it. Preallocated per QP slot.
+ */
+public final class SendWqe {
+    // ---- the work request
+    public long wrId;
+    public int opcode;
+    public int sendFlags;
+    public int numSge;
+    public final long[] sgeAddr;
+    public final int[] sgeLength;
+    public final int[] sgeLkey;
+    public int immData;
+    public long remoteAddr;
+    public int rkey;
+    public long compareAdd;
+    public long swap;
+    public int invalidateRkey;
+    /** UD: destination address (IPv4, big-endian int), QPN and Q_Key. */
+    public int udDestAddr;
+    public int udDestQpn;
+    public int udQkey;
+    /** Inline payload copied at post time (null unless the QP allows inline data). */
+    public final MemorySegment inline;
+    public int inlineLength;
+    /** The payload was copied into {@link #inline} at post time (IBV_SEND_INLINE). */
+    public boolean inlined;
+    /** Total message length in bytes. */
+    public long length;
+
+    // ---- requester / completer state
+    public int state;
+    /** Completion status decided before the wire (a local error), else SUCCESS. */
+    public int status;
+    /** PSN of the first packet of this message (current pass). */
+    public int firstPsn;
+    /** PSN of the last packet (READ: of the last expected response). */
+    public int lastPsn;
+    /** Bytes already put on the wire in the current pass (READ: bytes received). */
+    public long offset;
+    /** Packets the message occupies (READ: responses). */
+    public int packets;
+
+    public static final int POSTED = 0;
+    public static final int PROCESSING = 1;
+    public static final int PENDING = 2;
+    public static final int DONE = 3;
+
+    SendWqe(int maxSge, int maxInline, Arena arena) {
+        sgeAddr = new long[maxSge];
+        sgeLength = new int[maxSge];
+        sgeLkey = new int[maxSge];
+        inline = maxInline > 0 ? arena.allocate(maxInline, 8) : null;
+    }
+
+    /** True when the WR asks for a completion or must report one (errors always do). */
+    public boolean signaled(boolean sqSigAll) {
+        return sqSigAll || (sendFlags & dev.jrxe.ib.SendFlags.SIGNALED) != 0;
+    }
+}

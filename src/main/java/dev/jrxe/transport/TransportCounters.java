@@ -1,0 +1,63 @@
+package dev.jrxe.transport;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/** Per-device transport counters with Linux rxe's hw_counter names, plus bytes. */
+public final class TransportCounters {
+    public static final int SENT_PKTS = 0;
+    public static final int RCVD_PKTS = 1;
+    public static final int DUPLICATE_REQUEST = 2;
+    public static final int OUT_OF_SEQ_REQUEST = 3;
+    public static final int RCVD_RNR_ERR = 4;
+    public static final int SEND_RNR_ERR = 5;
+    public static final int RCVD_SEQ_ERR = 6;
+    public static final int ACK_DEFERRED = 7;
+    public static final int RETRY_EXCEEDED_ERR = 8;
+    public static final int RETRY_RNR_EXCEEDED_ERR = 9;
+    public static final int COMPLETER_RETRY_ERR = 10;
+    public static final int SEND_ERR = 11;
+    public static final int LINK_DOWNED = 12;
+    public static final int RDMA_SENDS = 13;
+    public static final int RDMA_RECVS = 14;
+    public static final int SENT_BYTES = 15;
+    public static final int RCVD_BYTES = 16;
+
+    private static final String[] NAMES = {
+        "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
+        "send_rnr_err", "rcvd_seq_err", "ack_deferred", "retry_exceeded_err", "retry_rnr_exceeded_err",
+        "completer_retry_err", "send_err", "link_downed", "rdma_sends", "rdma_recvs", "sent_bytes",
+        "rcvd_bytes",
+    };
+
+    private final AtomicLongArray values = new AtomicLongArray(NAMES.length);
+
+    public static int count() {
+        return NAMES.length;
+    }
+
+    public static String name(int counter) {
+        return NAMES[counter];
+    }
+
+    public void inc(int counter) {
+        values.getAndIncrement(counter);
+    }
+
+    public void add(int counter, long delta) {
+        values.getAndAdd(counter, delta);
+    }
+
+    public long get(int counter) {
+        return values.get(counter);
+    }
+
+    /** Value by rxe name, or -1 when there is no such counter. */
+    public long get(String name) {
+        for (int i = 0; i < NAMES.length; i++) {
+            if (NAMES[i].equals(name)) {
+                return get(i);
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.sys.Errno;
+import dev.jrxe.transport.CompletionRing;
+import dev.jrxe.transport.Cqe;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A completion queue ({@code ibv_cq}). {@link #poll} copies completions into reusable
+ * {@link WorkCompletion}s; when the queue is empty it lets the calling thread drive the device
+ * (receive, transmit, timers) instead of waiting for another thread to do it.
+ */
+public final class CompletionQueue implements AutoCloseable, CompletionRing.Listener {
+    private final Device device;
+    private final CompletionChannel channel;
+    private final CompletionRing ring;
+    private final AtomicInteger eventsDelivered = new AtomicInteger();
+    private int eventsAcked;
+    final AtomicInteger users = new AtomicInteger();
+    private volatile boolean closed;
+
+    CompletionQueue(Device device, int cqe, CompletionChannel channel) {
+        this.device = device;
+        this.channel = channel;
+        this.ring = new CompletionRing(cqe, this);
+    }
+
+    CompletionRing ring() {
+        return ring;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    /** Number of entries the queue holds. */
+    public int cqe() {
+        return ring.capacity();
+    }
+
+    /**
+     * {@code ibv_poll_cq}: fills up to {@code wc.length} completions, returns how many. Thread safe.
+     */
+    public int poll(WorkCompletion[] wc) {
+        return poll(wc, wc.length);
+    }
+
+    public int poll(WorkCompletion[] wc, int max) {
+        int n = take(wc, max);
+        if (n == 0 && device.engine().driveFromApp()) {
+            n = take(wc, max);
+        }
+        return n;
+    }
+
+    private synchronized int take(WorkCompletion[] wc, int max) {
+        int n = 0;
+        Cqe e;
+        while (n < max && (e = ring.peek()) != null) {
+            WorkCompletion w = wc[n++];
+            w.wrId = e.wrId;
+            w.status = e.status;
+            w.opcode = e.opcode;
+            w.vendorErr = e.vendorErr;
+            w.byteLen = e.byteLen;
+            w.immData = e.immData;
+            w.invalidatedRkey = e.invalidatedRkey;
+            w.qpNum = e.qpNum;
+            w.srcQp = e.srcQp;
+            w.wcFlags = e.wcFlags;
+            w.pkeyIndex = e.pkeyIndex;
+            w.slid = e.slid;
+            w.sl = e.sl;
+            w.dlidPathBits = e.dlidPathBits;
+            ring.pop();
+        }
+        return n;
+    }
+
+    /** {@code ibv_req_notify_cq}: the channel hears of the next (or next solicited) completion. */
+    public void requestNotify(boolean solicitedOnly) {
+        if (channel == null) {
+            throw VerbsException.einval("CQ has no completion channel");
+        }
+        ring.arm(solicitedOnly);
+    }
+
+    /** {@code ibv_ack_cq_events}. */
+    public synchronized void ackEvents(int n) {
+        eventsAcked += n;
+    }
+
+    void eventDelivered() {
+        eventsDelivered.incrementAndGet();
+    }
+
+    /** {@code ibv_resize_cq}: at least {@code cqe} entries; fails with EINVAL if entries would be lost. */
+    public void resize(int cqe) {
+        if (cqe < 1 || cqe > Device.MAX_CQE) {
+            throw VerbsException.einval("cqe " + cqe + " outside 1.." + Device.MAX_CQE);
+        }
+        boolean[] ok = new boolean[1];
+        device.engine().withEngine(() -> {
+            synchronized (this) {
+                ok[0] = ringResize(cqe);
+            }
+        });
+        if (!ok[0]) {
+            throw VerbsException.einval("cannot shrink below the completions waiting");
+        }
+    }
+
+    private boolean ringResize(int cqe) {
+        return ring.resize(cqe);
+    }
+
+    @Override
+    public void onCompletionEvent(CompletionRing r) {
+        if (channel != null) {
+            channel.fire(this);
+        }
+    }
+
+    @Override
+    public void onOverflow(CompletionRing r) {
+        device.cqOverflowed(this);
+    }
+
+    /** {@code ibv_destroy_cq}: EBUSY while QPs use it. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (users.get() > 0) {
+            throw new VerbsException(Errno.EBUSY, "CQ still used by QPs");
+        }
+        closed = true;
+        device.cqClosed(this);
+    }
+}

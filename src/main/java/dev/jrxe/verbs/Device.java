@@ -1,0 +1,299 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.ib.AsyncEventType;
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.memory.KeyTable;
+import dev.jrxe.memory.OdpCaps;
+import dev.jrxe.net.Link;
+import dev.jrxe.sys.Errno;
+import dev.jrxe.transport.Engine;
+import dev.jrxe.transport.EventSink;
+import dev.jrxe.transport.Qp;
+import dev.jrxe.transport.TransportCounters;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A jrxe device: a software RoCEv2 NIC bound to one IPv4 address and UDP port, with one port
+ * (number 1). The entry point of the verbs API ({@code ibv_open_device}).
+ */
+public final class Device implements AutoCloseable {
+    /** Limits jrxe enforces, rxe's values where rxe has them. */
+    static final int MAX_QP_WR = 1 << 20;
+    static final int MAX_SGE = 32;
+    static final int MAX_INLINE = 512;
+    static final int MAX_CQE = (1 << 15) - 1;
+    static final int MAX_CQ = 1 << 20;
+    static final int MAX_QP = (1 << 20) - 16;
+    static final int MAX_RD_ATOMIC = 128;
+    static final int MAX_PD = 1 << 20;
+    static final int FIRST_QPN = 0x11;
+    static final long MAX_MSG_SZ = 1L << 31;
+
+    private final DeviceConfig config;
+    private final int addr;
+    private final Link link;
+    private final Engine engine;
+    private final KeyTable keys;
+    private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
+    private final AtomicInteger nextQpn = new AtomicInteger(FIRST_QPN);
+    private final AtomicInteger nextPd = new AtomicInteger(1);
+    private final AtomicInteger liveQps = new AtomicInteger();
+    private final AtomicInteger liveCqs = new AtomicInteger();
+    private final Map<Integer, QueuePair> qps = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private Device(DeviceConfig config) {
+        this.config = config;
+        byte[] a = config.address.getAddress();
+        this.addr = (a[0] & 0xFF) << 24 | (a[1] & 0xFF) << 16 | (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
+        this.keys = new KeyTable();
+        this.link = LinkFactory.open(config);
+        this.engine = new Engine(config.name, link, keys::lookup, new Events());
+        events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
+    }
+
+    /** Opens a device ({@code ibv_open_device}); its link is up when this returns. */
+    public static Device open(DeviceConfig config) {
+        if (config.address == null) {
+            throw VerbsException.einval("device needs an IPv4 address");
+        }
+        return new Device(config);
+    }
+
+    /** Shorthand for {@code open(DeviceConfig.of(name, address))}. */
+    public static Device open(String name, String address) {
+        return open(DeviceConfig.of(name, address));
+    }
+
+    public String name() {
+        return config.name;
+    }
+
+    /** The device's IPv4 address, big-endian int. */
+    public int address() {
+        return addr;
+    }
+
+    public int udpPort() {
+        return link.localPort();
+    }
+
+    Engine engine() {
+        return engine;
+    }
+
+    KeyTable keys() {
+        return keys;
+    }
+
+    DeviceConfig config() {
+        return config;
+    }
+
+    /** {@code ibv_query_device_ex}. */
+    public DeviceAttr query() {
+        DeviceAttr d = new DeviceAttr();
+        long guid = nodeGuid();
+        d.nodeGuid = guid;
+        d.sysImageGuid = guid;
+        d.maxQp = MAX_QP;
+        d.maxQpWr = MAX_QP_WR;
+        d.deviceCapFlags = DeviceAttr.CAP_BAD_PKEY_CNTR | DeviceAttr.CAP_BAD_QKEY_CNTR
+            | DeviceAttr.CAP_AUTO_PATH_MIG | DeviceAttr.CAP_CHANGE_PHY_PORT | DeviceAttr.CAP_UD_AV_PORT_ENFORCE
+            | DeviceAttr.CAP_PORT_ACTIVE_EVENT | DeviceAttr.CAP_SYS_IMAGE_GUID | DeviceAttr.CAP_RC_RNR_NAK_GEN;
+        d.maxSge = MAX_SGE;
+        d.maxSgeRd = MAX_SGE;
+        d.maxCq = MAX_CQ;
+        d.maxCqe = MAX_CQE;
+        d.maxMr = keys.maxKeys();
+        d.maxPd = MAX_PD;
+        d.maxQpRdAtom = MAX_RD_ATOMIC;
+        d.maxResRdAtom = 0x3f000;
+        d.maxQpInitRdAtom = MAX_RD_ATOMIC;
+        d.atomicCap = DeviceAttr.ATOMIC_HCA;
+        d.maxMw = 0;
+        d.maxAh = 32767;
+        d.maxSrq = 0;
+        d.maxSrqWr = 0;
+        d.maxSrqSge = 0;
+        d.maxPkeys = 1;
+        d.localCaAckDelay = 15;
+        d.maxInlineData = MAX_INLINE;
+        d.numCompVectors = 1;
+        d.odpGeneralCaps = OdpCaps.GENERAL;
+        d.odpRcCaps = OdpCaps.RC;
+        d.odpUcCaps = 0;
+        d.odpUdCaps = 0;
+        d.odpXrcCaps = 0;
+        return d;
+    }
+
+    private long nodeGuid() {
+        // EUI-64 of the device's made-up MAC 02:00:a:b:c:d, as rxe derives it from the netdev
+        byte[] g = Gid.linkLocal(addr).raw();
+        long v = 0;
+        for (int i = 8; i < 16; i++) {
+            v = v << 8 | (g[i] & 0xFF);
+        }
+        return v;
+    }
+
+    /** {@code ibv_query_port}; jrxe devices have exactly port 1. */
+    public PortAttr queryPort(int port) {
+        checkPort(port);
+        PortAttr p = new PortAttr();
+        p.state = PortAttr.PORT_ACTIVE;
+        p.maxMtu = Mtu.MTU_4096;
+        p.activeMtu = activeMtu();
+        p.gidTblLen = 1024;
+        p.portCapFlags = 0x00010000;
+        p.maxMsgSz = MAX_MSG_SZ;
+        p.pkeyTblLen = 1;
+        p.maxVlNum = 1;
+        p.activeWidth = 1;
+        p.activeSpeed = 1;
+        p.physState = 5;
+        return p;
+    }
+
+    /** The active MTU enum: the link's MTU capped at 4096 (rxe subtracts its header room). */
+    public int activeMtu() {
+        int payload = link.maxDatagram() - 80;
+        return Mtu.floor(Math.min(config.activeMtu, Math.max(256, payload)));
+    }
+
+    /** {@code ibv_query_gid}: index 0 the link-local GID, index 1 the IPv4-mapped one, as rxe. */
+    public Gid queryGid(int port, int index) {
+        checkPort(port);
+        if (index < 0 || index >= 1024) {
+            throw VerbsException.einval("GID index " + index + " out of range");
+        }
+        return switch (index) {
+            case 0 -> Gid.linkLocal(addr);
+            case 1 -> Gid.ofIpv4(addr);
+            default -> new Gid(new byte[16]);
+        };
+    }
+
+    /** Number of valid GID entries (2). */
+    public int gidCount() {
+        return 2;
+    }
+
+    private static void checkPort(int port) {
+        if (port != 1) {
+            throw VerbsException.einval("port " + port + " does not exist");
+        }
+    }
+
+    /** {@code ibv_alloc_pd}. */
+    public ProtectionDomain allocPd() {
+        ensureOpen();
+        return new ProtectionDomain(this, nextPd.getAndIncrement());
+    }
+
+    /** {@code ibv_create_comp_channel}. */
+    public CompletionChannel createCompChannel() {
+        ensureOpen();
+        return new CompletionChannel(this);
+    }
+
+    /** {@code ibv_create_cq}: at least {@code cqe} entries, optional channel, completion vector. */
+    public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
+        ensureOpen();
+        if (cqe < 1 || cqe > MAX_CQE) {
+            throw VerbsException.einval("cqe " + cqe + " outside 1.." + MAX_CQE);
+        }
+        if (compVector < 0 || compVector >= query().numCompVectors) {
+            throw VerbsException.einval("comp_vector " + compVector + " does not exist");
+        }
+        if (liveCqs.incrementAndGet() > MAX_CQ) {
+            liveCqs.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many CQs");
+        }
+        CompletionQueue cq = new CompletionQueue(this, cqe, channel);
+        return cq;
+    }
+
+    public CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null, 0);
+    }
+
+    /** A CQ overflowed: the async CQ error event ({@code IBV_EVENT_CQ_ERR}). */
+    void cqOverflowed(CompletionQueue cq) {
+        events.add(new AsyncEvent(AsyncEventType.CQ_ERR, null, cq, 0));
+    }
+
+    void cqClosed(CompletionQueue cq) {
+        liveCqs.decrementAndGet();
+    }
+
+    int allocQpn() {
+        if (liveQps.incrementAndGet() > MAX_QP) {
+            liveQps.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many QPs");
+        }
+        return nextQpn.getAndIncrement();
+    }
+
+    void qpCreated(QueuePair qp) {
+        qps.put(qp.qpNum(), qp);
+    }
+
+    void qpClosed(QueuePair qp) {
+        qps.remove(qp.qpNum());
+        liveQps.decrementAndGet();
+    }
+
+    /** {@code ibv_get_async_event} with a timeout; null when none came. */
+    public AsyncEvent getAsyncEvent(long timeout, TimeUnit unit) throws InterruptedException {
+        return events.poll(timeout, unit);
+    }
+
+    /** Next async event if one is waiting, else null. */
+    public AsyncEvent pollAsyncEvent() {
+        return events.poll();
+    }
+
+    /** Transport counters with rxe's names. */
+    public TransportCounters counters() {
+        return engine.counters();
+    }
+
+    /** The link (packets, bytes, drops by reason). */
+    public Link link() {
+        return link;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new VerbsException(Errno.ENODEV, "device " + config.name + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        engine.close();
+    }
+
+    /** Translates the transport's events into verbs events. */
+    private final class Events implements EventSink {
+        @Override
+        public void qpEvent(Qp qp, int type) {
+            events.add(new AsyncEvent(type, qps.get(qp.qpn), null, 0));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return config.name + "@" + config.address.getHostAddress() + ":" + udpPort();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.Configuration;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+
+/** How to open a {@link Device}: its name, IPv4 address, UDP port and link options. */
+public final class DeviceConfig {
+    String name = "jrxe0";
+    Inet4Address address;
+    int udpPort = Configuration.port();
+    Path pcap;
+    String linkMode;
+    double dropRate;
+    double duplicateRate;
+    double reorderRate;
+    int reorderDepth = 3;
+    double corruptRate;
+    long faultSeed = 1;
+    int activeMtu = 4096;
+
+    public static DeviceConfig of(String name, String address) {
+        try {
+            InetAddress a = InetAddress.getByName(address);
+            if (!(a instanceof Inet4Address v4)) {
+                throw VerbsException.einval("jrxe devices bind IPv4 addresses: " + address);
+            }
+            DeviceConfig c = new DeviceConfig();
+            c.name = name;
+            c.address = v4;
+            return c;
+        } catch (UnknownHostException e) {
+            throw VerbsException.einval("bad address " + address);
+        }
+    }
+
+    public DeviceConfig udpPort(int port) {
+        this.udpPort = port;
+        return this;
+    }
+
+    /** Writes every packet sent and received to this pcapng file. */
+    public DeviceConfig pcap(Path file) {
+        this.pcap = file;
+        return this;
+    }
+
+    /** Link mode: AUTO (default), CHANNEL, MMSG or GSO. */
+    public DeviceConfig linkMode(String mode) {
+        this.linkMode = mode;
+        return this;
+    }
+
+    /** Fault injection on both send and receive of this device's link. */
+    public DeviceConfig faults(double drop, double duplicate, double reorder, long seed) {
+        this.dropRate = drop;
+        this.duplicateRate = duplicate;
+        this.reorderRate = reorder;
+        this.faultSeed = seed;
+        return this;
+    }
+
+    public DeviceConfig corrupt(double rate) {
+        this.corruptRate = rate;
+        return this;
+    }
+
+    /** Active MTU of the port in bytes (256..4096), standing in for the netdev MTU. */
+    public DeviceConfig activeMtu(int bytes) {
+        this.activeMtu = bytes;
+        return this;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Inet4Address address() {
+        return address;
+    }
+}

@@ -1,0 +1,41 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.memory.KeyTable;
+import dev.jrxe.memory.MemStatus;
+import dev.jrxe.memory.MemoryKey;
+import dev.jrxe.memory.SafeAccess;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Copies the payload of an IBV_SEND_INLINE request into its WQE at post time, so the caller may
+ * reuse the buffer when the post returns. As in rdma-core the lkey is not required: when it does
+ * not name a region covering the SGE, the bytes are read through the kernel-checked path (an
+ * unmapped address gives EFAULT, never a crash).
+ */
+final class InlineCopy {
+    private InlineCopy() {
+    }
+
+    static int copy(KeyTable keys, SendWr wr, MemorySegment dst) {
+        long off = 0;
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sgList[i];
+            long len = Integer.toUnsignedLong(s.length);
+            if (len == 0) {
+                continue;
+            }
+            MemoryKey k = keys.lookup(s.lkey);
+            int st;
+            if (k != null && k.check(k.pdHandle(), 0, s.addr, len) == MemStatus.OK) {
+                st = k.read(s.addr, dst, off, len);
+            } else {
+                st = SafeAccess.readAny(s.addr, dst, off, len);
+            }
+            if (st != MemStatus.OK) {
+                return st;
+            }
+            off += len;
+        }
+        return MemStatus.OK;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.memory.MemoryException;
+import dev.jrxe.memory.MemoryRegions;
+import dev.jrxe.memory.Region;
+
+/**
+ * A registered memory region ({@code ibv_mr}): pinned, explicit ODP or implicit ODP, per its
+ * access flags. The transport reaches its memory only through the key table; this object is the
+ * application's handle.
+ */
+public final class MemoryRegion implements AutoCloseable {
+    private final ProtectionDomain pd;
+    private final Region region;
+    private boolean closed;
+
+    private MemoryRegion(ProtectionDomain pd, Region region) {
+        this.pd = pd;
+        this.region = region;
+    }
+
+    static MemoryRegion register(ProtectionDomain pd, long addr, long length, long iova, int access) {
+        try {
+            Region r = MemoryRegions.register(pd.device().keys(), pd.handle(), addr, length, iova, access);
+            return new MemoryRegion(pd, r);
+        } catch (MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    public int lkey() {
+        return region.lkey();
+    }
+
+    public int rkey() {
+        return region.rkey();
+    }
+
+    /** Start address (0 for an implicit region). */
+    public long addr() {
+        return region.start();
+    }
+
+    /** Length in bytes (-1, i.e. U64_MAX, for an implicit region). */
+    public long length() {
+        return region.length();
+    }
+
+    public int access() {
+        return region.access();
+    }
+
+    /** The memory layer's region (kind, counters). */
+    public Region region() {
+        return region;
+    }
+
+    /** {@code ibv_dereg_mr}. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            MemoryRegions.deregister(pd.device().keys(), region);
+            closed = true;
+        } catch (MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+    }
+}

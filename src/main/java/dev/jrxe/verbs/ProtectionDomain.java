@@ -1,0 +1,57 @@
+package dev.jrxe.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/** A protection domain ({@code ibv_pd}): the scope of memory keys, QPs and address handles. */
+public final class ProtectionDomain implements AutoCloseable {
+    private final Device device;
+    private final int handle;
+
+    ProtectionDomain(Device device, int handle) {
+        this.device = device;
+        this.handle = handle;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    /** The handle memory keys record their PD by. */
+    public int handle() {
+        return handle;
+    }
+
+    /** {@code ibv_reg_mr} over a native segment the application owns. */
+    public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        if (!segment.isNative()) {
+            throw VerbsException.einval("memory regions need native memory");
+        }
+        return registerMemory(segment.address(), segment.byteSize(), access);
+    }
+
+    /** {@code ibv_reg_mr(pd, addr, length, access)}; addr 0 + length -1 with ON_DEMAND is implicit ODP. */
+    public MemoryRegion registerMemory(long addr, long length, int access) {
+        return registerMemory(addr, length, addr, access);
+    }
+
+    /** {@code ibv_reg_mr_iova2}. */
+    public MemoryRegion registerMemory(long addr, long length, long iova, int access) {
+        device.ensureOpen();
+        return MemoryRegion.register(this, addr, length, iova, access);
+    }
+
+    /** {@code ibv_create_qp}. */
+    public QueuePair createQp(QpInitAttr attr) {
+        device.ensureOpen();
+        return new QueuePair(this, attr);
+    }
+
+    /** {@code ibv_create_ah}. */
+    public AddressHandle createAh(AhAttr attr) {
+        return new AddressHandle(this, attr);
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,23 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.ib.QpType;
+
+/** {@code struct ibv_qp_init_attr}. */
+public final class QpInitAttr {
+    public int qpType = QpType.RC;
+    public CompletionQueue sendCq;
+    public CompletionQueue recvCq;
+    public QpCap cap = new QpCap();
+    /** Every send WR completes signaled. */
+    public boolean sqSigAll;
+
+    public QpInitAttr() {
+    }
+
+    public QpInitAttr(int qpType, CompletionQueue sendCq, CompletionQueue recvCq, QpCap cap) {
+        this.qpType = qpType;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.cap = cap;
+    }
+}

@@ -1,0 +1,401 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.ib.QpAttrMask;
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.Access;
+import dev.jrxe.sys.Errno;
+import dev.jrxe.transport.Qp;
+import dev.jrxe.transport.QpControl;
+import dev.jrxe.transport.RecvQueue;
+import dev.jrxe.transport.RecvWqe;
+import dev.jrxe.transport.SendQueue;
+import dev.jrxe.transport.SendWqe;
+import java.lang.foreign.Arena;
+
+/**
+ * A queue pair ({@code ibv_qp}). Created in RESET; {@link #modify} walks the IBTA state machine
+ * (invalid transitions or attribute masks fail with EINVAL and change nothing);
+ * {@link #postSend} / {@link #postRecv} copy work requests into the queues without allocating.
+ */
+public final class QueuePair implements AutoCloseable {
+    private static final int QP_ACCESS_SUPPORTED =
+        Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND;
+
+    private final ProtectionDomain pd;
+    private final Device device;
+    private final Qp qp;
+    private final int type;
+    private final QpCap cap;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final Arena arena = Arena.ofShared();
+    private final AhAttr ahAttr = new AhAttr();
+    private boolean closed;
+
+    QueuePair(ProtectionDomain pd, QpInitAttr init) {
+        this.pd = pd;
+        this.device = pd.device();
+        this.type = init.qpType;
+        if (type != QpType.RC) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported yet");
+        }
+        if (init.sendCq == null || init.recvCq == null) {
+            throw VerbsException.einval("a QP needs a send and a receive CQ");
+        }
+        QpCap c = init.cap;
+        if (c.maxSendWr < 0 || c.maxSendWr > Device.MAX_QP_WR || c.maxRecvWr < 0 || c.maxRecvWr > Device.MAX_QP_WR
+            || c.maxSendSge < 0 || c.maxSendSge > Device.MAX_SGE || c.maxRecvSge < 0 || c.maxRecvSge > Device.MAX_SGE
+            || c.maxInlineData < 0 || c.maxInlineData > Device.MAX_INLINE) {
+            throw VerbsException.einval("QP capabilities exceed the device's");
+        }
+        this.cap = c.copy();
+        // rxe grants at least one SGE and reports the inline room it really has
+        cap.maxSendSge = Math.max(1, cap.maxSendSge);
+        cap.maxRecvSge = Math.max(1, cap.maxRecvSge);
+        init.cap.maxSendSge = cap.maxSendSge;
+        init.cap.maxRecvSge = cap.maxRecvSge;
+        this.sendCq = init.sendCq;
+        this.recvCq = init.recvCq;
+        int qpn = device.allocQpn();
+        SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
+        RecvQueue rq = new RecvQueue(cap.maxRecvWr, cap.maxRecvSge);
+        this.qp = new Qp(device.engine(), qpn, type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
+            init.sqSigAll, arena);
+        sendCq.users.incrementAndGet();
+        recvCq.users.incrementAndGet();
+        device.qpCreated(this);
+        device.engine().register(qp);
+    }
+
+    public int qpNum() {
+        return qp.qpn;
+    }
+
+    public int qpType() {
+        return type;
+    }
+
+    public int state() {
+        return qp.state();
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    public QpCap cap() {
+        return cap.copy();
+    }
+
+    /** {@code ibv_modify_qp}: validates everything first; on EINVAL nothing has changed. */
+    public void modify(QpAttr attr, int mask) {
+        int cur = qp.state();
+        int next = (mask & QpAttrMask.STATE) != 0 ? attr.qpState : cur;
+        if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.curQpState != cur) {
+            throw VerbsException.einval("cur_qp_state " + QpState.name(attr.curQpState) + " but QP is " + QpState.name(cur));
+        }
+        if (!QpStateTable.isOk(type, cur, next, mask)) {
+            throw VerbsException.einval("invalid transition " + QpState.name(cur) + " -> " + QpState.name(next)
+                + " with mask 0x" + Integer.toHexString(mask));
+        }
+        checkAttributes(attr, mask);
+        device.engine().withEngine(() -> apply(attr, mask, next));
+    }
+
+    private void checkAttributes(QpAttr a, int mask) {
+        if ((mask & QpAttrMask.PORT) != 0 && a.portNum != 1) {
+            throw VerbsException.einval("port " + a.portNum + " does not exist");
+        }
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0 && a.pkeyIndex != 0) {
+            throw VerbsException.einval("pkey_index " + a.pkeyIndex + " out of the P_Key table");
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags & ~QP_ACCESS_SUPPORTED) != 0) {
+            throw VerbsException.einval("unsupported QP access flags 0x" + Integer.toHexString(a.qpAccessFlags));
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0 && (Mtu.bytes(a.pathMtu) < 0 || a.pathMtu > Mtu.MTU_4096)) {
+            throw VerbsException.einval("path_mtu " + a.pathMtu);
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0 && (a.maxRdAtomic < 0 || a.maxRdAtomic > Device.MAX_RD_ATOMIC)) {
+            throw VerbsException.einval("max_rd_atomic " + a.maxRdAtomic);
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0
+            && (a.maxDestRdAtomic < 0 || a.maxDestRdAtomic > Device.MAX_RD_ATOMIC)) {
+            throw VerbsException.einval("max_dest_rd_atomic " + a.maxDestRdAtomic);
+        }
+        if ((mask & QpAttrMask.TIMEOUT) != 0 && (a.timeout < 0 || a.timeout > 31)) {
+            throw VerbsException.einval("timeout " + a.timeout);
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0 && (a.retryCnt < 0 || a.retryCnt > 7)) {
+            throw VerbsException.einval("retry_cnt " + a.retryCnt);
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0 && (a.rnrRetry < 0 || a.rnrRetry > 7)) {
+            throw VerbsException.einval("rnr_retry " + a.rnrRetry);
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0 && (a.minRnrTimer < 0 || a.minRnrTimer > 31)) {
+            throw VerbsException.einval("min_rnr_timer " + a.minRnrTimer);
+        }
+        if ((mask & QpAttrMask.AV) != 0) {
+            AhAttr ah = a.ahAttr;
+            if (ah == null || !ah.isGlobal || ah.dgid == null || !ah.dgid.isIpv4()) {
+                throw VerbsException.einval("RoCEv2 needs a GRH with an IPv4-mapped destination GID");
+            }
+            if (ah.sgidIndex < 0 || ah.sgidIndex >= device.gidCount()) {
+                throw VerbsException.einval("sgid_index " + ah.sgidIndex);
+            }
+        }
+        if ((mask & QpAttrMask.CAP) != 0) {
+            throw VerbsException.einval("QP capabilities cannot be modified");
+        }
+    }
+
+    private void apply(QpAttr a, int mask, int next) {
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0) {
+            qp.accessFlags = a.qpAccessFlags;
+        }
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0) {
+            qp.pkeyIndex = a.pkeyIndex;
+        }
+        if ((mask & QpAttrMask.PORT) != 0) {
+            qp.port = a.portNum;
+        }
+        if ((mask & QpAttrMask.QKEY) != 0) {
+            qp.qkey = a.qkey;
+        }
+        if ((mask & QpAttrMask.AV) != 0) {
+            AhAttr ah = a.ahAttr;
+            qp.destAddr = ah.dgid.ipv4();
+            qp.destPort = device.udpPort();
+            qp.hopLimit = ah.hopLimit;
+            qp.trafficClass = ah.trafficClass;
+            qp.flowLabel = ah.flowLabel;
+            qp.sgidIndex = ah.sgidIndex;
+            qp.dgid = ah.dgid.raw();
+            copyAh(ah);
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0) {
+            qp.pathMtu = Mtu.bytes(Math.min(a.pathMtu, device.activeMtu()));
+        }
+        if ((mask & QpAttrMask.TIMEOUT) != 0) {
+            qp.timeout = a.timeout;
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0) {
+            qp.retryCnt = a.retryCnt;
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0) {
+            qp.rnrRetry = a.rnrRetry;
+        }
+        if ((mask & QpAttrMask.RQ_PSN) != 0) {
+            qp.rqPsn = a.rqPsn & 0xFFFFFF;
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+            qp.maxRdAtomic = a.maxRdAtomic;
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0) {
+            qp.minRnrTimer = a.minRnrTimer;
+        }
+        if ((mask & QpAttrMask.SQ_PSN) != 0) {
+            qp.sqPsn = a.sqPsn & 0xFFFFFF;
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+            qp.maxDestRdAtomic = a.maxDestRdAtomic;
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0) {
+            qp.destQpn = a.destQpNum & 0xFFFFFF;
+        }
+        if ((mask & QpAttrMask.EN_SQD_ASYNC_NOTIFY) != 0) {
+            qp.sqDrainNotify = a.sqDrainNotify;
+        }
+        if ((mask & QpAttrMask.STATE) != 0) {
+            QpControl.enter(qp, next, (mask & QpAttrMask.SQ_PSN) != 0);
+        }
+    }
+
+    private void copyAh(AhAttr ah) {
+        ahAttr.dgid = ah.dgid;
+        ahAttr.sgidIndex = ah.sgidIndex;
+        ahAttr.hopLimit = ah.hopLimit;
+        ahAttr.trafficClass = ah.trafficClass;
+        ahAttr.flowLabel = ah.flowLabel;
+        ahAttr.isGlobal = ah.isGlobal;
+        ahAttr.dlid = ah.dlid;
+        ahAttr.sl = ah.sl;
+        ahAttr.portNum = ah.portNum;
+    }
+
+    /** {@code ibv_query_qp}: current attributes (all of them, whatever the mask). */
+    public QpAttr query() {
+        QpAttr a = new QpAttr();
+        a.qpState = qp.state();
+        a.curQpState = a.qpState;
+        a.pathMtu = Mtu.fromBytes(qp.pathMtu);
+        a.qkey = qp.qkey;
+        a.rqPsn = qp.rqPsn;
+        a.sqPsn = qp.sqPsn;
+        a.destQpNum = qp.destQpn;
+        a.qpAccessFlags = qp.accessFlags;
+        a.cap = cap.copy();
+        a.ahAttr = ahAttr.copy();
+        a.pkeyIndex = qp.pkeyIndex;
+        a.sqDrainNotify = qp.sqDrainNotify;
+        a.maxRdAtomic = qp.maxRdAtomic;
+        a.maxDestRdAtomic = qp.maxDestRdAtomic;
+        a.minRnrTimer = qp.minRnrTimer;
+        a.portNum = qp.port;
+        a.timeout = qp.timeout;
+        a.retryCnt = qp.retryCnt;
+        a.rnrRetry = qp.rnrRetry;
+        return a;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    /**
+     * {@code ibv_post_send}: posts the chain starting at {@code wr}. Stops at the first bad request
+     * with a {@link PostException} naming it (EINVAL for a bad request or state, ENOMEM when the
+     * send queue is full); the ones before it are posted.
+     */
+    public void postSend(SendWr wr) {
+        int posted = 0;
+        try {
+            synchronized (qp.sq) {
+                for (SendWr w = wr; w != null; w = w.next) {
+                    postOne(w);
+                    posted++;
+                }
+            }
+        } finally {
+            if (posted > 0) {
+                device.engine().kick();
+            }
+        }
+    }
+
+    private void postOne(SendWr wr) {
+        int state = qp.state();
+        if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR) {
+            throw new PostException(Errno.EINVAL, "post_send in state " + QpState.name(state), wr);
+        }
+        if (!opcodeAllowed(wr.opcode)) {
+            throw new PostException(Errno.EINVAL, "opcode " + WrOpcode.name(wr.opcode) + " not valid on "
+                + QpType.name(type), wr);
+        }
+        if (wr.numSge < 0 || wr.numSge > cap.maxSendSge || wr.numSge > wr.sgList.length) {
+            throw new PostException(Errno.EINVAL, "num_sge " + wr.numSge + " > max_send_sge " + cap.maxSendSge, wr);
+        }
+        long length = 0;
+        for (int i = 0; i < wr.numSge; i++) {
+            length += Integer.toUnsignedLong(wr.sgList[i].length);
+        }
+        if (length > Device.MAX_MSG_SZ) {
+            throw new PostException(Errno.EINVAL, "message longer than max_msg_sz", wr);
+        }
+        if (WrOpcode.isAtomic(wr.opcode) && length != 8) {
+            throw new PostException(Errno.EINVAL, "atomic operations move exactly 8 bytes", wr);
+        }
+        boolean inline = (wr.sendFlags & SendFlags.INLINE) != 0
+            && (WrOpcode.isSend(wr.opcode) || WrOpcode.isWrite(wr.opcode));
+        if (inline && length > cap.maxInlineData) {
+            throw new PostException(Errno.EINVAL, "inline data " + length + " > max_inline_data "
+                + cap.maxInlineData, wr);
+        }
+        SendQueue sq = qp.sq;
+        SendWqe w = sq.claim();
+        if (w == null) {
+            throw new PostException(Errno.ENOMEM, "send queue full (" + cap.maxSendWr + ")", wr);
+        }
+        w.wrId = wr.wrId;
+        w.opcode = wr.opcode;
+        w.sendFlags = wr.sendFlags;
+        w.numSge = wr.numSge;
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sgList[i];
+            w.sgeAddr[i] = s.addr;
+            w.sgeLength[i] = s.length;
+            w.sgeLkey[i] = s.lkey;
+        }
+        w.immData = wr.immData;
+        w.remoteAddr = wr.remoteAddr;
+        w.rkey = wr.rkey;
+        w.compareAdd = wr.compareAdd;
+        w.swap = wr.swap;
+        w.invalidateRkey = wr.invalidateRkey;
+        w.length = length;
+        w.state = SendWqe.POSTED;
+        w.inlined = false;
+        w.inlineLength = 0;
+        if (inline && length > 0) {
+            int st = InlineCopy.copy(device.keys(), wr, w.inline);
+            if (st != 0) {
+                throw new PostException(Errno.EFAULT, "inline data not readable", wr);
+            }
+            w.inlined = true;
+            w.inlineLength = (int) length;
+        }
+        sq.publish();
+    }
+
+    private boolean opcodeAllowed(int op) {
+        return switch (op) {
+            case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM,
+                 WrOpcode.SEND_WITH_INV -> type == QpType.RC || type == QpType.UC || WrOpcode.isSend(op) && op != WrOpcode.SEND_WITH_INV;
+            case WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD -> type == QpType.RC;
+            default -> false;
+        };
+    }
+
+    /**
+     * {@code ibv_post_recv}: EINVAL in RESET or with too many SGEs, ENOMEM when the receive queue
+     * is full; stops at the first bad request.
+     */
+    public void postRecv(RecvWr wr) {
+        synchronized (qp.rq) {
+            for (RecvWr r = wr; r != null; r = r.next) {
+                int state = qp.state();
+                if (state == QpState.RESET) {
+                    throw new PostException(Errno.EINVAL, "post_recv in RESET", r);
+                }
+                if (r.numSge < 0 || r.numSge > cap.maxRecvSge || r.numSge > r.sgList.length) {
+                    throw new PostException(Errno.EINVAL, "num_sge " + r.numSge + " > max_recv_sge "
+                        + cap.maxRecvSge, r);
+                }
+                RecvWqe w = qp.rq.claim();
+                if (w == null) {
+                    throw new PostException(Errno.ENOMEM, "receive queue full (" + cap.maxRecvWr + ")", r);
+                }
+                w.wrId = r.wrId;
+                w.numSge = r.numSge;
+                long len = 0;
+                for (int i = 0; i < r.numSge; i++) {
+                    Sge s = r.sgList[i];
+                    w.sgeAddr[i] = s.addr;
+                    w.sgeLength[i] = s.length;
+                    w.sgeLkey[i] = s.lkey;
+                    len += Integer.toUnsignedLong(s.length);
+                }
+                w.length = len;
+                qp.rq.publish();
+            }
+        }
+        if (qp.state() == QpState.ERR) {
+            device.engine().kick();
+        }
+    }
+
+    /** {@code ibv_destroy_qp}. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        device.engine().withEngine(() -> device.engine().unregister(qp));
+        sendCq.users.decrementAndGet();
+        recvCq.users.decrementAndGet();
+        device.qpClosed(this);
+        arena.close();
+    }
+}

@@ -1,0 +1,26 @@
+package dev.jrxe.verbs;
+
+/** A receive work request ({@code struct ibv_recv_wr}), reusable like {@link SendWr}. */
+public final class RecvWr {
+    public long wrId;
+    public final Sge[] sgList;
+    public int numSge;
+    public RecvWr next;
+
+    public RecvWr() {
+        this(4);
+    }
+
+    public RecvWr(int maxSge) {
+        sgList = new Sge[maxSge];
+        for (int i = 0; i < maxSge; i++) {
+            sgList[i] = new Sge();
+        }
+    }
+
+    public RecvWr sge(long addr, int length, int lkey) {
+        sgList[0].set(addr, length, lkey);
+        numSge = 1;
+        return this;
+    }
+}
