@@ -20,6 +20,14 @@ public final class Configuration {
 
     // ---------------------------------------------------------------- wire
 
+    /** Largest RoCE payload a device accepts per packet (the largest IB MTU). */
+    public static final String WIRE_MAX_PAYLOAD_PROP = "jrxe.wire.maxPayload";
+    public static final int WIRE_MAX_PAYLOAD_DEFAULT = 4096;
+
+    public static int wireMaxPayload() {
+        return Integer.getInteger(WIRE_MAX_PAYLOAD_PROP, WIRE_MAX_PAYLOAD_DEFAULT);
+    }
+
     // ---------------------------------------------------------------- memory
 
     // ---------------------------------------------------------------- transport

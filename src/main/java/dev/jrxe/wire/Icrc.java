@@ -1,0 +1,184 @@
+package dev.jrxe.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+/**
+ * The RoCEv2 invariant CRC of an IPv4 datagram, computed and checked as Linux rxe does.
+ *
+ * <h2>What is covered</h2>
+ * CRC-32 (IEEE, reflected, {@link CRC32}) over: 8 bytes of 0xFF (the masked LRH); the 20-byte
+ * IPv4 header with TOS, TTL and header checksum set to ones and everything else real (version/IHL
+ * 0x45, total length = 28 + UDP payload, Identification, flags DF with fragment offset 0, protocol
+ * 17, addresses); the UDP header with checksum set to ones; the BTH with byte 4 (FECN, BECN,
+ * reserved) set to ones; then every byte after the BTH up to the ICRC (extension headers, payload,
+ * pad). The value is stored little-endian in the last four bytes of the UDP payload. jrxe sends and
+ * expects only DF datagrams without IP options; IPv6 is not supported.
+ *
+ * <h2>Receiving without knowing the IPv4 Identification</h2>
+ * The Identification is covered but a UDP socket does not show it, and Linux rxe sends non-zero
+ * ones. {@link #solveIpId} recovers it from the packet instead. CRC-32 is affine: for messages of
+ * equal length, {@code crc(m ^ e) = crc(m) ^ L(e)} with {@code L} linear over GF(2) (the register
+ * transform without initial value and final XOR). So with {@code c0} the CRC computed with ID 0
+ * and {@code c} the stored ICRC, the packet is authentic for ID {@code id} exactly when
+ * {@code c ^ c0 = L(e_id)}, {@code e_id} being the message that is zero except for the two ID
+ * bytes. As zlib's {@code crc32_combine} uses, feeding a byte and then {@code d} zero bytes
+ * multiplies the register by {@code x^(8d) mod P}. Hence
+ * {@code L(e_id) = (H x^8 + L) x^(8(d+1))} where H and L are the ID's two bytes as register
+ * polynomials and {@code d} the number of bytes after the ID field. The 16 columns of the general
+ * 32x16 system are thus powers of x times one factor, and the elimination collapses to one
+ * multiplication: {@code u = (c ^ c0) * x^-(8(d+2)) mod P} must equal {@code H + L x^-8}, a
+ * polynomial that occupies exactly the low 16 bits of the reflected register (bits 0-7 the high ID
+ * byte, bits 8-15 the low byte). If the upper 16 bits of {@code u} are not zero, no ID makes the
+ * ICRC match and the packet is corrupt. {@code x^-1} exists because P(0) = 1. The factor
+ * {@code x^-(8(d+2))} depends only on the datagram length and is cached per length (one int).
+ *
+ * <p>Cost of the trade: an ICRC that may match any of 65536 IDs detects a random corruption with
+ * probability 1 - 2^-16 instead of 1 - 2^-32 (a corrupted packet passes when its error syndrome
+ * happens to fall into the 16-dimensional ID subspace). A receiver that knows which IDs to expect
+ * (a jrxe sender: always 0) can compare the returned ID with them.
+ *
+ * <p>Not thread-safe: one instance per thread (it keeps a {@link CRC32} and scratch space).
+ * No allocation per packet as long as the segments passed in are reused (their
+ * {@link ByteBuffer} views are cached by identity).
+ */
+public final class Icrc {
+    /** Bytes of the masked pseudo header: 8 x 0xFF, IPv4 (20), UDP (8), BTH (12). */
+    static final int PSEUDO_LENGTH = 48;
+    private static final int IP = 8;
+    private static final int UDP = IP + 20;
+    private static final int BTH = UDP + 8;
+    private static final int IPV4_DF = 0x4000;
+    private static final int MAX_UDP_PAYLOAD = 65535 - 28;
+
+    /** x^-(8(d+2)) by UDP payload length; 0 = not yet computed (never a real value). Benign races. */
+    private static final int[] SOLVE_FACTOR = new int[MAX_UDP_PAYLOAD + 1];
+
+    private final CRC32 crc = new CRC32();
+    private final byte[] pseudo = new byte[PSEUDO_LENGTH];
+    private final MemorySegment pseudoSegment = MemorySegment.ofArray(pseudo);
+    private static final int VIEWS = 16;
+    private final MemorySegment[] viewKeys = new MemorySegment[VIEWS];
+    private final ByteBuffer[] views = new ByteBuffer[VIEWS];
+
+    public Icrc() {
+        for (int i = 0; i < IP; i++) {
+            pseudo[i] = (byte) 0xFF;
+        }
+        pseudo[IP] = 0x45;
+        pseudo[IP + 1] = (byte) 0xFF;                   // TOS masked
+        Bytes.u16(pseudoSegment, IP + 6, IPV4_DF);      // flags DF, fragment offset 0
+        pseudo[IP + 8] = (byte) 0xFF;                   // TTL masked
+        pseudo[IP + 9] = 17;                            // UDP
+        Bytes.u16(pseudoSegment, IP + 10, 0xFFFF);      // header checksum masked
+        Bytes.u16(pseudoSegment, UDP + 6, 0xFFFF);      // UDP checksum masked
+    }
+
+    /**
+     * The ICRC of a datagram: the CRC-32 value that belongs in its last four bytes.
+     *
+     * @param buf     memory holding the UDP payload
+     * @param offset  offset of the BTH in {@code buf}
+     * @param length  UDP payload length including the 4 ICRC bytes (at least 16)
+     * @param srcAddr IPv4 source address, big-endian int
+     * @param dstAddr IPv4 destination address
+     * @param srcPort UDP source port
+     * @param dstPort UDP destination port
+     * @param ipId    IPv4 Identification
+     */
+    public int compute(MemorySegment buf, long offset, int length,
+                       int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        checkLength(length);
+        Bytes.u16(pseudoSegment, IP + 2, 28 + length);
+        Bytes.u16(pseudoSegment, IP + 4, ipId);
+        Bytes.i32(pseudoSegment, IP + 12, srcAddr);
+        Bytes.i32(pseudoSegment, IP + 16, dstAddr);
+        Bytes.u16(pseudoSegment, UDP, srcPort);
+        Bytes.u16(pseudoSegment, UDP + 2, dstPort);
+        Bytes.u16(pseudoSegment, UDP + 4, 8 + length);
+        MemorySegment.copy(buf, offset, pseudoSegment, BTH, OpcodeTable.BTH_LENGTH);
+        pseudo[BTH + 4] = (byte) 0xFF;                  // FECN, BECN, resv6 masked
+        crc.reset();
+        crc.update(pseudo, 0, PSEUDO_LENGTH);
+        int restLength = length - OpcodeTable.BTH_LENGTH - OpcodeTable.ICRC_LENGTH;
+        if (restLength > 0) {
+            update(buf, offset + OpcodeTable.BTH_LENGTH, restLength);
+        }
+        return (int) crc.getValue();
+    }
+
+    /** Computes the ICRC and stores it little-endian in the last four bytes of the datagram. */
+    public void seal(MemorySegment buf, long offset, int length,
+                     int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        int value = compute(buf, offset, length, srcAddr, dstAddr, srcPort, dstPort, ipId);
+        buf.set(Bytes.I32_LE, offset + length - OpcodeTable.ICRC_LENGTH, value);
+    }
+
+    /** The ICRC stored in the last four bytes of a datagram. */
+    public static int stored(MemorySegment buf, long offset, int length) {
+        return buf.get(Bytes.I32_LE, offset + length - OpcodeTable.ICRC_LENGTH);
+    }
+
+    /** Whether the stored ICRC matches the datagram sent with IPv4 Identification {@code ipId}. */
+    public boolean verify(MemorySegment buf, long offset, int length,
+                          int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        return compute(buf, offset, length, srcAddr, dstAddr, srcPort, dstPort, ipId) == stored(buf, offset, length);
+    }
+
+    /**
+     * The IPv4 Identification under which the stored ICRC matches (see the class comment).
+     *
+     * @return the ID (0..65535), or -1 when no ID makes the ICRC match (a corrupt datagram)
+     */
+    public int solveIpId(MemorySegment buf, long offset, int length,
+                         int srcAddr, int dstAddr, int srcPort, int dstPort) {
+        int syndrome = compute(buf, offset, length, srcAddr, dstAddr, srcPort, dstPort, 0)
+            ^ stored(buf, offset, length);
+        if (syndrome == 0) {
+            return 0;
+        }
+        int u = Gf2Crc32.multiply(syndrome, solveFactor(length));
+        if ((u & 0xFFFF0000) != 0) {
+            return -1;
+        }
+        return ((u & 0xFF) << 8) | ((u >>> 8) & 0xFF);
+    }
+
+    /** x^-(8 * bytes from the ID field to the end of the CRC'd message), for a UDP payload length. */
+    private static int solveFactor(int length) {
+        int factor = SOLVE_FACTOR[length];
+        if (factor == 0) {
+            // message = pseudo (48) + rest after BTH (length - 16); ID starts at byte IP + 4
+            long fromId = PSEUDO_LENGTH + (length - 16L) - (IP + 4);
+            factor = Gf2Crc32.inversePower(8 * fromId);
+            SOLVE_FACTOR[length] = factor;
+        }
+        return factor;
+    }
+
+    private static void checkLength(int length) {
+        if (length < OpcodeTable.BTH_LENGTH + OpcodeTable.ICRC_LENGTH || length > MAX_UDP_PAYLOAD) {
+            throw new IllegalArgumentException("not a RoCE datagram length: " + length);
+        }
+    }
+
+    private void update(MemorySegment buf, long from, int length) {
+        if (buf.byteSize() > Integer.MAX_VALUE) { // no ByteBuffer view of the whole segment: rare path
+            crc.update(buf.asSlice(from, length).asByteBuffer());
+            return;
+        }
+        ByteBuffer view = view(buf);
+        view.clear().position((int) from).limit((int) from + length);
+        crc.update(view);
+    }
+
+    private ByteBuffer view(MemorySegment buf) {
+        int slot = System.identityHashCode(buf) & (VIEWS - 1);
+        if (viewKeys[slot] != buf) {
+            views[slot] = buf.asByteBuffer();
+            viewKeys[slot] = buf;
+        }
+        return views[slot];
+    }
+}
