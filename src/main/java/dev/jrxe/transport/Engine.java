@@ -243,7 +243,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
         counters.inc(TransportCounters.RCVD_PKTS);
         counters.add(TransportCounters.RCVD_BYTES, pkt.length());
-        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.RC)) {
+        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.TYPE_RC)) {
             link.counters().drop(DropReason.OTHER);
             return;
         }

@@ -184,7 +184,7 @@ final class RcCompleter {
         if (!WrOpcode.isAtomic(w.opcode) || w.state != SendWqe.PENDING || w.firstPsn != psn) {
             return;
         }
-        atomicScratch.set(ValueLayout.JAVA_LONG, 0, pkt.atomicAckEth().originalValue());
+        atomicScratch.set(ValueLayout.JAVA_LONG, 0, pkt.atomicAckEth().originalData());
         int st = Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
             0, atomicScratch, 0, 8);
         if (st != MemStatus.OK) {

@@ -372,7 +372,7 @@ final class RcResponder {
         PacketOut out = engine.out;
         out.begin(qp, Opcodes.RC_ATOMIC_ACKNOWLEDGE, res.firstPsn, false, false, 0);
         out.aeth.syndrome(Aeth.ACK).msn(res.msn);
-        out.atomicAck.originalValue(res.original);
+        out.atomicAck.originalData(res.original);
         out.commit();
     }
 
