@@ -18,6 +18,66 @@ public final class Configuration {
         return Integer.getInteger(PORT_PROP, PORT_DEFAULT);
     }
 
+    /** Link mode: AUTO (fastest that works), CHANNEL, MMSG or GSO; see dev.jrxe.net.LinkMode. */
+    public static final String LINK_MODE_PROP = "jrxe.link.mode";
+    public static final String LINK_MODE_DEFAULT = "AUTO";
+
+    public static String linkMode() {
+        return System.getProperty(LINK_MODE_PROP, LINK_MODE_DEFAULT);
+    }
+
+    /** Datagrams per batch: committed datagrams before an automatic flush, and per receive call. */
+    public static final String LINK_BATCH_PROP = "jrxe.link.batch";
+    public static final int LINK_BATCH_DEFAULT = 64;
+
+    public static int linkBatch() {
+        return Integer.getInteger(LINK_BATCH_PROP, LINK_BATCH_DEFAULT);
+    }
+
+    /** Largest UDP payload the link sends or accepts: 4096 bytes of RoCE payload plus headers. */
+    public static final String LINK_MAX_DATAGRAM_PROP = "jrxe.link.maxDatagram";
+    public static final int LINK_MAX_DATAGRAM_DEFAULT = 4096 + 128;
+
+    public static int linkMaxDatagram() {
+        return Integer.getInteger(LINK_MAX_DATAGRAM_PROP, LINK_MAX_DATAGRAM_DEFAULT);
+    }
+
+    /** Socket send buffer (SO_SNDBUF; forced past wmem_max where the process may). */
+    public static final String LINK_SEND_BUFFER_PROP = "jrxe.link.sendBuffer";
+    public static final int LINK_SEND_BUFFER_DEFAULT = 4 << 20;
+
+    public static int linkSendBuffer() {
+        return Integer.getInteger(LINK_SEND_BUFFER_PROP, LINK_SEND_BUFFER_DEFAULT);
+    }
+
+    /** Socket receive buffer (SO_RCVBUF; forced past rmem_max where the process may). */
+    public static final String LINK_RECEIVE_BUFFER_PROP = "jrxe.link.receiveBuffer";
+    public static final int LINK_RECEIVE_BUFFER_DEFAULT = 8 << 20;
+
+    public static int linkReceiveBuffer() {
+        return Integer.getInteger(LINK_RECEIVE_BUFFER_PROP, LINK_RECEIVE_BUFFER_DEFAULT);
+    }
+
+    /** pcapng file every link of this JVM writes to (unset: no capture). */
+    public static final String LINK_PCAP_PROP = "jrxe.link.pcap";
+
+    public static String linkPcap() {
+        return System.getProperty(LINK_PCAP_PROP);
+    }
+
+    /** Send-side fault injection, e.g. "drop=0.01,duplicate=0,reorder=0.02,depth=3,corrupt=0,seed=1". */
+    public static final String LINK_TX_FAULTS_PROP = "jrxe.link.txFaults";
+    /** Receive-side fault injection, same syntax as {@link #LINK_TX_FAULTS_PROP}. */
+    public static final String LINK_RX_FAULTS_PROP = "jrxe.link.rxFaults";
+
+    public static String linkTxFaults() {
+        return System.getProperty(LINK_TX_FAULTS_PROP, "");
+    }
+
+    public static String linkRxFaults() {
+        return System.getProperty(LINK_RX_FAULTS_PROP, "");
+    }
+
     // ---------------------------------------------------------------- wire
 
     /** Largest RoCE payload a device accepts per packet (the largest IB MTU). */

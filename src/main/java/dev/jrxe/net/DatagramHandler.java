@@ -3,7 +3,7 @@ package dev.jrxe.net;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Receives datagrams from a {@link UdpLink}. Called on the thread that polls the link; the
+ * Receives datagrams from a {@link Link}. Called on the thread that polls the link; the
  * memory is only valid during the call.
  */
 @FunctionalInterface

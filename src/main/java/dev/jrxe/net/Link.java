@@ -31,14 +31,24 @@ public interface Link extends AutoCloseable {
     /** Sends every committed datagram; returns how many went out. */
     int flush();
 
-    /** Receives up to {@code limit} datagrams without blocking; returns how many were handled. */
+    /**
+     * Receives up to {@code limit} datagrams from the kernel without blocking and hands each to
+     * {@code handler}; returns how many handler calls were made (receive-side fault injection can
+     * make that differ from the datagrams taken: drops, duplicates, held-back ones coming due).
+     */
     int poll(DatagramHandler handler, int limit);
 
-    /** Blocks until a datagram can be read, {@link #wakeup()} is called, or the timeout passes. */
+    /**
+     * Blocks until a datagram can be read, {@link #wakeup()} is called, or {@code timeoutNanos}
+     * passes (0 or less: just checks). Returns true when a datagram can be read.
+     */
     boolean awaitReadable(long timeoutNanos);
 
     /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
     void wakeup();
+
+    /** How this link moves datagrams (never {@link LinkMode#AUTO}: the mode AUTO chose). */
+    LinkMode mode();
 
     /** This link's counters. */
     LinkCounters counters();

@@ -1,0 +1,427 @@
+package dev.jrxe.net;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What every link mode shares: the send slots ({@link #claim}/{@link #commit}), the queue of
+ * committed datagrams, send-side fault injection on that queue, sealing, the pcap capture, the
+ * receive-side delivery with fault injection, and the counters. A mode supplies the sockets:
+ * {@link #transmit} for the queued datagrams and {@link #poll}/{@link #awaitReadable}.
+ *
+ * <p>Exceptions thrown by the sealer or the handler do not break a batch: the datagram is
+ * dropped and counted as {@link DropReason#OTHER}, the rest of the batch goes on, and the first
+ * exception is rethrown when {@link #flush()} or {@link #poll} returns.
+ */
+abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLink {
+    /** Most datagrams fault injection may hold back at once, per direction. */
+    static final int MAX_HELD = 32;
+    private static final int SLOT_ALIGN = 64;
+
+    final LinkConfig config;
+    final LinkMode mode;
+    final DatagramSealer sealer;
+    final LinkCounters counters = new LinkCounters();
+    final int localAddr;
+    int localPort;
+    final int maxDatagram;
+    final int batch;
+    final Arena arena = Arena.ofShared();
+
+    // ---- send slots: a free stack, the claimed one, the committed queue, the held-back ones
+    final int slotCount;
+    final MemorySegment[] txSlot;
+    final int[] txLen;
+    final int[] txDstAddr;
+    final int[] txDstPort;
+    final int[] txSrcPort;
+    final int[] txIpId;
+    private final boolean[] txCorrupt;
+    private final int[] free;
+    private int freeTop;
+    private int claimed = -1;
+    private final int[] queue;
+    private int queued;
+    private final int[] heldSlot = new int[MAX_HELD];
+    private final int[] heldLeft = new int[MAX_HELD];
+    private int held;
+
+    private final FaultInjector txFaults;
+    private final FaultInjector rxFaults;
+    private final RxDelayLine rxDelay;
+    private final PcapWriter pcap;
+    private final int pcapInterface;
+    private RuntimeException callbackFailure;
+    volatile boolean closed;
+
+    AbstractLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
+        this.config = config;
+        this.mode = mode;
+        this.sealer = sealer;
+        this.localAddr = config.addressInt();
+        this.localPort = config.port();
+        this.maxDatagram = config.maxDatagram();
+        this.batch = config.batch();
+        this.txFaults = config.txFaults().enabled() ? new FaultInjector(config.txFaults()) : null;
+        this.rxFaults = config.rxFaults().enabled() ? new FaultInjector(config.rxFaults()) : null;
+        // Faults need room for duplicates and held-back datagrams beside a full batch.
+        this.slotCount = txFaults == null ? batch : 2 * batch + MAX_HELD;
+        long stride = (maxDatagram + SLOT_ALIGN - 1) & -SLOT_ALIGN;
+        MemorySegment memory = arena.allocate(stride * slotCount, SLOT_ALIGN);
+        this.txSlot = new MemorySegment[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            txSlot[i] = memory.asSlice(i * stride, maxDatagram);
+        }
+        this.txLen = new int[slotCount];
+        this.txDstAddr = new int[slotCount];
+        this.txDstPort = new int[slotCount];
+        this.txSrcPort = new int[slotCount];
+        this.txIpId = new int[slotCount];
+        this.txCorrupt = new boolean[slotCount];
+        this.free = new int[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            free[i] = slotCount - 1 - i;
+        }
+        this.freeTop = slotCount;
+        this.queue = new int[slotCount];
+        this.rxDelay = rxFaults != null && config.rxFaults().reorder() > 0
+                ? new RxDelayLine(arena, MAX_HELD, maxDatagram) : null;
+        PcapWriter w = null;
+        int iface = -1;
+        if (config.pcap() != null) {
+            try {
+                w = PcapWriter.open(config.pcap());
+                iface = w.addInterface("jrxe " + config.address().getHostAddress() + " " + mode);
+            } catch (IOException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        }
+        this.pcap = w;
+        this.pcapInterface = iface;
+    }
+
+    // ------------------------------------------------------------------ Link
+
+    @Override
+    public final int localAddress() {
+        return localAddr;
+    }
+
+    @Override
+    public final int localPort() {
+        return localPort;
+    }
+
+    @Override
+    public final int maxDatagram() {
+        return maxDatagram;
+    }
+
+    @Override
+    public final LinkMode mode() {
+        return mode;
+    }
+
+    @Override
+    public final LinkCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public final MemorySegment claim() {
+        ensureOpen();
+        if (claimed >= 0) {
+            return txSlot[claimed];
+        }
+        if (queued >= batch || freeTop == 0) {
+            flushQueue();
+            if (freeTop == 0) {
+                releaseAllHeld();
+                flushQueue();
+            }
+        }
+        claimed = free[--freeTop];
+        return txSlot[claimed];
+    }
+
+    @Override
+    public final void commit(int length, int dstAddr, int dstPort, int srcPort) {
+        ensureOpen();
+        if (claimed < 0) {
+            throw new IllegalStateException("commit without claim");
+        }
+        if (length < 0 || length > maxDatagram) {
+            throw new IllegalArgumentException("datagram length " + length + " not in [0, " + maxDatagram + "]");
+        }
+        if ((dstPort & ~0xFFFF) != 0 || (srcPort & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException("port out of range");
+        }
+        int s = claimed;
+        claimed = -1;
+        txLen[s] = length;
+        txDstAddr[s] = dstAddr;
+        txDstPort[s] = dstPort;
+        txSrcPort[s] = srcPort == 0 ? localPort : srcPort;
+        if (txFaults == null) {
+            queue[queued++] = s;
+        } else {
+            commitWithFaults(s);
+        }
+    }
+
+    @Override
+    public final int flush() {
+        ensureOpen();
+        int sent = flushQueue();
+        rethrowCallbackFailure();
+        return sent;
+    }
+
+    private int flushQueue() {
+        if (queued == 0) {
+            return 0;
+        }
+        int n = queued;
+        queued = 0;
+        return transmit(queue, n);
+    }
+
+    /** Datagrams held back by send-side reordering, not yet queued. */
+    final int txHeld() {
+        return held;
+    }
+
+    /** Datagrams held back by receive-side reordering, not yet delivered. */
+    final int rxHeld() {
+        return rxDelay == null ? 0 : rxDelay.size();
+    }
+
+    /** The send-side fault injector, or null. */
+    final FaultInjector txFaults() {
+        return txFaults;
+    }
+
+    /** The receive-side fault injector, or null. */
+    final FaultInjector rxFaults() {
+        return rxFaults;
+    }
+
+    // ------------------------------------------------------------------ send faults
+
+    private void commitWithFaults(int s) {
+        int f = txFaults.decide();
+        if (f == FaultInjector.DROP) {
+            counters.drop(DropReason.INJECTED);
+            release(s);
+            return;
+        }
+        txCorrupt[s] = (f & FaultInjector.CORRUPT) != 0;
+        int copy = -1;
+        if ((f & FaultInjector.DUPLICATE) != 0) {
+            if (freeTop > 0) {
+                copy = free[--freeTop];
+                MemorySegment.copy(txSlot[s], 0, txSlot[copy], 0, txLen[s]);
+                txLen[copy] = txLen[s];
+                txDstAddr[copy] = txDstAddr[s];
+                txDstPort[copy] = txDstPort[s];
+                txSrcPort[copy] = txSrcPort[s];
+                txCorrupt[copy] = false;
+            } else {
+                txFaults.duplicateNotDone();
+            }
+        }
+        if ((f & FaultInjector.DELAY) != 0) {
+            if (held < MAX_HELD) {
+                heldSlot[held] = s;
+                heldLeft[held] = txFaults.depth();
+                held++;
+            } else {
+                txFaults.delayNotDone();
+                enqueue(s);
+            }
+        } else {
+            enqueue(s);
+        }
+        if (copy >= 0) {
+            enqueue(copy);
+        }
+    }
+
+    /** Queues a datagram; it overtakes every held-back one, which go once enough have. */
+    private void enqueue(int s) {
+        queue[queued++] = s;
+        if (held == 0) {
+            return;
+        }
+        int keep = 0;
+        for (int i = 0; i < held; i++) {
+            if (--heldLeft[i] == 0) {
+                queue[queued++] = heldSlot[i];
+            } else {
+                heldSlot[keep] = heldSlot[i];
+                heldLeft[keep] = heldLeft[i];
+                keep++;
+            }
+        }
+        held = keep;
+    }
+
+    private void releaseAllHeld() {
+        for (int i = 0; i < held; i++) {
+            queue[queued++] = heldSlot[i];
+        }
+        held = 0;
+    }
+
+    // ------------------------------------------------------------------ for the modes: send
+
+    /**
+     * Sends {@code count} queued datagrams, slots {@code slots[0..count)}, in order. For each one
+     * it calls {@link #seal} (with the IPv4 ID the kernel will use) before the system call, then
+     * exactly one of {@link #sent}, {@link #sendFailed}; a slot whose seal failed is already done.
+     *
+     * @return datagrams sent
+     */
+    abstract int transmit(int[] slots, int count);
+
+    /** Calls the sealer for a slot; false (slot released, drop counted) when the sealer threw. */
+    final boolean seal(int s, int ipId) {
+        txIpId[s] = ipId;
+        try {
+            sealer.seal(txSlot[s], 0, txLen[s], localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], ipId);
+        } catch (RuntimeException e) {
+            callbackFailed(e);
+            release(s);
+            return false;
+        }
+        if (txCorrupt[s]) {
+            txFaults.corrupt(txSlot[s], 0, txLen[s]);
+        }
+        return true;
+    }
+
+    /** The kernel took the datagram in slot {@code s}. */
+    final void sent(int s) {
+        counters.sent(txLen[s]);
+        if (pcap != null) {
+            pcap.write(pcapInterface, true, localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], txIpId[s],
+                    txSlot[s], 0, txLen[s]);
+        }
+        release(s);
+    }
+
+    /** The kernel refused the datagram in slot {@code s}. */
+    final void sendFailed(int s) {
+        counters.drop(DropReason.SEND_FAILED);
+        release(s);
+    }
+
+    private void release(int s) {
+        txCorrupt[s] = false;
+        free[freeTop++] = s;
+    }
+
+    // ------------------------------------------------------------------ for the modes: receive
+
+    /**
+     * Hands one received datagram to the handler, through receive-side fault injection.
+     *
+     * @return handler calls made (0 when dropped or held back, 2 for a duplicate, more when
+     *         held-back datagrams come due)
+     */
+    final int deliver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort) {
+        counters.received(len);
+        if (len > maxDatagram) {
+            counters.drop(DropReason.OVERSIZED);
+            return 0;
+        }
+        if (rxFaults == null) {
+            return handOver(h, buf, off, len, srcAddr, srcPort);
+        }
+        int f = rxFaults.decide();
+        if (f == FaultInjector.DROP) {
+            counters.drop(DropReason.INJECTED);
+            return 0;
+        }
+        if ((f & FaultInjector.CORRUPT) != 0) {
+            rxFaults.corrupt(buf, off, len);
+        }
+        boolean hold = (f & FaultInjector.DELAY) != 0;
+        if (hold && !rxDelay.hasRoom(len)) {
+            rxFaults.delayNotDone();
+            hold = false;
+        }
+        int calls = 0;
+        if (!hold) {
+            calls += handOver(h, buf, off, len, srcAddr, srcPort);
+        }
+        if ((f & FaultInjector.DUPLICATE) != 0) {
+            calls += handOver(h, buf, off, len, srcAddr, srcPort);
+        }
+        if (rxDelay != null && rxDelay.size() > 0) {
+            calls += rxDelay.overtaken(this, h);
+        }
+        if (hold) {
+            rxDelay.hold(buf, off, len, srcAddr, srcPort, rxFaults.depth());
+        }
+        return calls;
+    }
+
+    /** Calls the handler once and records the datagram in the capture. */
+    final int handOver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort) {
+        int ipId;
+        try {
+            ipId = h.onDatagram(buf, off, len, srcAddr, srcPort, localAddr);
+        } catch (RuntimeException e) {
+            callbackFailed(e);
+            return 1;
+        }
+        if (pcap != null) {
+            pcap.write(pcapInterface, false, srcAddr, localAddr, srcPort, localPort, ipId < 0 ? 0 : ipId & 0xFFFF,
+                    buf, off, len);
+        }
+        return 1;
+    }
+
+    private void callbackFailed(RuntimeException e) {
+        counters.drop(DropReason.OTHER);
+        if (callbackFailure == null) {
+            callbackFailure = e;
+        } else if (callbackFailure != e) {
+            callbackFailure.addSuppressed(e);
+        }
+    }
+
+    /** Rethrows the first exception a sealer or handler threw since the last call. */
+    final void rethrowCallbackFailure() {
+        RuntimeException e = callbackFailure;
+        if (e != null) {
+            callbackFailure = null;
+            throw e;
+        }
+    }
+
+    final void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("link closed");
+        }
+    }
+
+    /** Flushes and closes the capture and frees the memory; the mode closes its sockets first. */
+    final void closeCommon() {
+        try {
+            if (pcap != null) {
+                pcap.close();
+            }
+        } finally {
+            arena.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + config.address().getHostAddress() + ":" + localPort + " " + mode + "]";
+    }
+}

@@ -1,0 +1,85 @@
+package dev.jrxe.net;
+
+import dev.jrxe.sys.Sockets;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/** Opens {@link Link}s, and converts between IPv4 address forms. */
+public final class Links {
+    private Links() {
+    }
+
+    /**
+     * Opens a link bound to {@code config.address()}:{@code config.port()}.
+     * {@link LinkMode#AUTO} picks GSO when the kernel takes UDP_SEGMENT and UDP_GRO, else MMSG
+     * when FFM works here (Linux, native access enabled), else CHANNEL.
+     *
+     * @param sealer called for every datagram just before it goes to the kernel (ICRC)
+     * @throws java.net.BindException when the address or port cannot be bound
+     * @throws IOException            when the socket cannot be set up (or the pcap file opened)
+     */
+    public static Link open(LinkConfig config, DatagramSealer sealer) throws IOException {
+        LinkMode mode = resolve(config.mode());
+        if (mode == LinkMode.CHANNEL) {
+            return new ChannelLink(config, sealer);
+        }
+        if (mode == LinkMode.GSO && !NativeLink.gsoSupported()) {
+            throw new IOException("UDP GSO/GRO not supported here");
+        }
+        if (!Sockets.available()) {
+            throw new IOException(mode + " needs Linux and --enable-native-access");
+        }
+        return new NativeLink(config, mode, sealer);
+    }
+
+    /** The mode {@link #open} would use for {@code requested}. */
+    public static LinkMode resolve(LinkMode requested) {
+        if (requested != LinkMode.AUTO) {
+            return requested;
+        }
+        if (NativeLink.gsoSupported()) {
+            return LinkMode.GSO;
+        }
+        return Sockets.available() ? LinkMode.MMSG : LinkMode.CHANNEL;
+    }
+
+    /** True when {@code mode} can be opened here. */
+    public static boolean supported(LinkMode mode) {
+        return switch (mode) {
+            case AUTO, CHANNEL -> true;
+            case MMSG -> Sockets.available();
+            case GSO -> NativeLink.gsoSupported();
+        };
+    }
+
+    /** Big-endian int of an IPv4 address ("127.0.0.2" gives 0x7F000002). */
+    public static int toInt(InetAddress address) {
+        if (!(address instanceof Inet4Address)) {
+            throw new IllegalArgumentException("not IPv4: " + address);
+        }
+        return LinkConfig.toInt((Inet4Address) address);
+    }
+
+    /** Big-endian int of a dotted-quad IPv4 address. */
+    public static int toInt(String address) {
+        return LinkConfig.toInt(LinkConfig.parseAddress(address));
+    }
+
+    /** The address of a big-endian int. */
+    public static Inet4Address toInetAddress(int address) {
+        byte[] b = {(byte) (address >>> 24), (byte) (address >>> 16), (byte) (address >>> 8), (byte) address};
+        try {
+            return (Inet4Address) InetAddress.getByAddress(b);
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Dotted-quad form of a big-endian int address. */
+    public static String formatAddress(int address) {
+        return (address >>> 24) + "." + ((address >>> 16) & 0xFF) + "." + ((address >>> 8) & 0xFF) + "." + (address & 0xFF);
+    }
+}

@@ -1,0 +1,541 @@
+package dev.jrxe.net;
+
+import dev.jrxe.sys.SocketStructs;
+import dev.jrxe.sys.Sockets;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.BindException;
+import java.net.SocketException;
+
+import static dev.jrxe.sys.SocketStructs.MMSGHDR_SIZE;
+import static dev.jrxe.sys.SocketStructs.MMSG_LEN;
+import static dev.jrxe.sys.SocketStructs.MSG_CONTROLLEN;
+import static dev.jrxe.sys.SocketStructs.MSG_FLAGS;
+import static dev.jrxe.sys.SocketStructs.MSG_NAMELEN;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The Linux link through FFM: its own non-blocking UDP socket with DF always set
+ * (IP_PMTUDISC_DO, so an unconnected socket sends IPv4 ID 0), {@code sendmmsg} for a whole batch
+ * and {@code recvmmsg} for many datagrams per call, {@code ppoll} with an eventfd for waiting.
+ *
+ * <p>With GSO, consecutive datagrams to the same destination whose lengths are equal (the last
+ * may be shorter) go as one message with a UDP_SEGMENT cmsg; the kernel cuts it into datagrams
+ * and numbers their IPv4 IDs 0, 1, 2, ... (inet_gso_segment increments the ID of the DF super
+ * packet, whose ID is 0), so the sealer is called with the segment index. The receive socket
+ * sets UDP_GRO and splits coalesced datagrams by the segment size the kernel reports.
+ *
+ * <p>A datagram whose source port is not the link's own goes out through a send-only socket bound
+ * to that port on the link's address (opened on first use), as Linux rxe sends from per-connection
+ * source ports; if that port cannot be bound, the datagram goes from the link's own port.
+ */
+final class NativeLink extends AbstractLink {
+    /** Largest GSO message payload; lo segments anything above ~65494 bytes in software first. */
+    static final int GSO_MAX_BYTES = 65000;
+    private static final int GRO_BUFFER = 65536;
+    private static final int RX_CONTROL = 32;
+    private static final int TX_CONTROL = SocketStructs.cmsgSpace(2);
+    private static final int SEND_RETRIES = 8;
+    private static final long EAGAIN_WAIT_NANOS = 1_000_000;
+    private static final long ENOBUFS_WAIT_NANOS = 50_000;
+
+    private static volatile Boolean gsoSupported;
+
+    /** Per-thread errno capture: one for the link's thread (everything but wakeup). */
+    private final MemorySegment callState = Sockets.newCallState(arena);
+    private final MemorySegment scratch = arena.allocate(16, 8);
+    private final int fd;
+    private final int eventFd;
+    private final java.util.concurrent.atomic.AtomicInteger wakers = new java.util.concurrent.atomic.AtomicInteger();
+    private final boolean noCheck;
+    private boolean gso;
+    private final boolean gro;
+    /** fd+1 of the send socket of each source port; 0 = not opened yet. */
+    private int[] portFd;
+
+    // ---- send: one mmsghdr/name/control per message, one iovec per datagram (in queue order)
+    private final MemorySegment txMsgs;
+    /** txMsgs from message i on, so a resumed sendmmsg needs no new slice. */
+    private final MemorySegment[] txMsgAt;
+    private final MemorySegment txIovs;
+    private final MemorySegment txNames;
+    private final MemorySegment txControls;
+    private final int[] iovSlot;
+    private final int[] msgFirstIov;
+    private final int[] msgSegments;
+    private final MemorySegment pollFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
+    private final MemorySegment timespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
+
+    // ---- receive: R messages, each with its own buffer; a cursor across polls
+    private final int rxMessages;
+    private final MemorySegment rxMsgs;
+    private final MemorySegment rxNames;
+    private final MemorySegment rxControls;
+    private final MemorySegment[] rxBuf;
+    private int rxReady;
+    private int rxIndex;
+    private int rxOffset;
+    private int rxDirty;
+
+    NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
+        super(config, mode, sealer);
+        this.gso = mode == LinkMode.GSO;
+        this.gro = gso;
+        this.noCheck = mode == LinkMode.MMSG;
+        int sock = -1;
+        int efd = -1;
+        try {
+            sock = openSocket(localAddr, config.port(), config.sendBufferBytes(), config.receiveBufferBytes(),
+                    gro, noCheck);
+            efd = Sockets.eventfd(callState, 0, Sockets.EFD_NONBLOCK | Sockets.EFD_CLOEXEC);
+            if (efd < 0) {
+                throw new SocketException("eventfd: " + Sockets.errnoName(-efd));
+            }
+            MemorySegment name = arena.allocate(SocketStructs.SOCKADDR_IN_SIZE, 8);
+            scratch.set(JAVA_INT, 0, SocketStructs.SOCKADDR_IN_SIZE);
+            int r = Sockets.getsockname(callState, sock, name, scratch);
+            if (r < 0) {
+                throw new SocketException("getsockname: " + Sockets.errnoName(-r));
+            }
+            this.localPort = SocketStructs.sockaddrInPort(name, 0);
+        } catch (IOException | RuntimeException e) {
+            if (sock >= 0) {
+                Sockets.close(callState, sock);
+            }
+            if (efd >= 0) {
+                Sockets.close(callState, efd);
+            }
+            closeCommon();
+            throw e;
+        }
+        this.fd = sock;
+        this.eventFd = efd;
+
+        txMsgs = arena.allocate((long) slotCount * MMSGHDR_SIZE, 8);
+        txMsgAt = new MemorySegment[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            txMsgAt[i] = txMsgs.asSlice((long) i * MMSGHDR_SIZE);
+        }
+        txIovs = arena.allocate((long) slotCount * SocketStructs.IOVEC_SIZE, 8);
+        txNames = arena.allocate((long) slotCount * SocketStructs.SOCKADDR_IN_SIZE, 8);
+        txControls = arena.allocate((long) slotCount * TX_CONTROL, 8);
+        iovSlot = new int[slotCount];
+        msgFirstIov = new int[slotCount];
+        msgSegments = new int[slotCount];
+
+        rxMessages = gro ? Math.max(8, batch / 4) : batch;
+        int rxSize = gro ? GRO_BUFFER : maxDatagram;
+        rxMsgs = arena.allocate((long) rxMessages * MMSGHDR_SIZE, 8);
+        MemorySegment rxIovs = arena.allocate((long) rxMessages * SocketStructs.IOVEC_SIZE, 8);
+        rxNames = arena.allocate((long) rxMessages * SocketStructs.SOCKADDR_IN_SIZE, 8);
+        rxControls = arena.allocate((long) rxMessages * RX_CONTROL, 8);
+        long stride = (rxSize + 63) & -64L;
+        MemorySegment rxMemory = arena.allocate(stride * rxMessages, 64);
+        rxBuf = new MemorySegment[rxMessages];
+        for (int i = 0; i < rxMessages; i++) {
+            rxBuf[i] = rxMemory.asSlice(i * stride, rxSize);
+            SocketStructs.iovec(rxIovs, (long) i * SocketStructs.IOVEC_SIZE, rxBuf[i], rxSize);
+            SocketStructs.msghdr(rxMsgs, (long) i * MMSGHDR_SIZE,
+                    rxNames.asSlice((long) i * SocketStructs.SOCKADDR_IN_SIZE, SocketStructs.SOCKADDR_IN_SIZE),
+                    SocketStructs.SOCKADDR_IN_SIZE,
+                    rxIovs.asSlice((long) i * SocketStructs.IOVEC_SIZE, SocketStructs.IOVEC_SIZE), 1,
+                    gro ? rxControls.asSlice((long) i * RX_CONTROL, RX_CONTROL) : MemorySegment.NULL,
+                    gro ? RX_CONTROL : 0);
+        }
+        rxDirty = 0;
+    }
+
+    /** True when the kernel takes UDP_SEGMENT and UDP_GRO (probed once with a throwaway socket). */
+    static boolean gsoSupported() {
+        Boolean b = gsoSupported;
+        if (b == null) {
+            b = probeGso();
+            gsoSupported = b;
+        }
+        return b;
+    }
+
+    private static boolean probeGso() {
+        if (!Sockets.available()) {
+            return false;
+        }
+        try (var a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment st = Sockets.newCallState(a);
+            MemorySegment v = a.allocate(8, 8);
+            int s = Sockets.socket(st, Sockets.AF_INET, Sockets.SOCK_DGRAM | Sockets.SOCK_CLOEXEC, 0);
+            if (s < 0) {
+                return false;
+            }
+            try {
+                return Sockets.setsockopt(st, s, Sockets.SOL_UDP, Sockets.UDP_SEGMENT, 0, v) == 0
+                        && Sockets.setsockopt(st, s, Sockets.SOL_UDP, Sockets.UDP_GRO, 1, v) == 0;
+            } finally {
+                Sockets.close(st, s);
+            }
+        }
+    }
+
+    private int openSocket(int addr, int port, int sndBuf, int rcvBuf, boolean wantGro, boolean wantNoCheck)
+            throws IOException {
+        int s = Sockets.socket(callState, Sockets.AF_INET,
+                Sockets.SOCK_DGRAM | Sockets.SOCK_NONBLOCK | Sockets.SOCK_CLOEXEC, 0);
+        if (s < 0) {
+            throw new SocketException("socket: " + Sockets.errnoName(-s));
+        }
+        try {
+            option(s, Sockets.IPPROTO_IP, Sockets.IP_MTU_DISCOVER, Sockets.IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
+            bufferSize(s, Sockets.SO_SNDBUFFORCE, Sockets.SO_SNDBUF, sndBuf);
+            bufferSize(s, Sockets.SO_RCVBUFFORCE, Sockets.SO_RCVBUF, rcvBuf);
+            if (wantGro) {
+                option(s, Sockets.SOL_UDP, Sockets.UDP_GRO, 1, "UDP_GRO");
+            }
+            if (wantNoCheck) {
+                option(s, Sockets.SOL_SOCKET, Sockets.SO_NO_CHECK, 1, "SO_NO_CHECK");
+            }
+            MemorySegment sa = scratch;
+            SocketStructs.sockaddrIn(sa, 0, addr, port);
+            int r = Sockets.bind(callState, s, sa, SocketStructs.SOCKADDR_IN_SIZE);
+            if (r < 0) {
+                String where = "bind " + Links.formatAddress(addr) + ":" + port + ": " + Sockets.errnoName(-r);
+                throw -r == Sockets.EADDRINUSE || -r == Sockets.EADDRNOTAVAIL
+                        ? new BindException(where) : new SocketException(where);
+            }
+            return s;
+        } catch (IOException | RuntimeException e) {
+            Sockets.close(callState, s);
+            throw e;
+        }
+    }
+
+    private void option(int s, int level, int name, int value, String what) throws SocketException {
+        int r = Sockets.setsockopt(callState, s, level, name, value, scratch);
+        if (r < 0) {
+            throw new SocketException("setsockopt " + what + ": " + Sockets.errnoName(-r));
+        }
+    }
+
+    /** Forces the size past the sysctl limit when allowed (root), else asks within the limit. */
+    private void bufferSize(int s, int force, int plain, int bytes) throws SocketException {
+        if (bytes <= 0) {
+            return;
+        }
+        if (Sockets.setsockopt(callState, s, Sockets.SOL_SOCKET, force, bytes, scratch) == 0) {
+            return;
+        }
+        option(s, Sockets.SOL_SOCKET, plain, bytes, plain == Sockets.SO_SNDBUF ? "SO_SNDBUF" : "SO_RCVBUF");
+    }
+
+    /** The socket that sends from {@code port}; the link's own when that port cannot be bound. */
+    private int socketFor(int port) {
+        if (port == localPort) {
+            return fd;
+        }
+        if (portFd == null) {
+            portFd = new int[65536];
+        }
+        int f = portFd[port] - 1;
+        if (f < 0) {
+            try {
+                // send-only: the smallest receive buffer
+                f = openSocket(localAddr, port, config.sendBufferBytes(), 1, false, noCheck);
+            } catch (IOException e) {
+                f = fd;
+            }
+            portFd[port] = f + 1;
+        }
+        return f;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    @Override
+    int transmit(int[] slots, int count) {
+        int sentTotal = 0;
+        int i = 0;
+        while (i < count) {
+            int port = txSrcPort[slots[i]];
+            int j = i + 1;
+            while (j < count && txSrcPort[slots[j]] == port) {
+                j++;
+            }
+            int s = socketFor(port);
+            int wirePort = s == fd ? localPort : port;
+            sentTotal += sendRun(s, wirePort, slots, i, j, gso);
+            i = j;
+        }
+        return sentTotal;
+    }
+
+    /** Seals and sends slots[from..to), all through socket {@code s}. */
+    private int sendRun(int s, int wirePort, int[] slots, int from, int to, boolean useGso) {
+        int messages = 0;
+        int iovs = 0;
+        int k = from;
+        while (k < to) {
+            int head = slots[k++];
+            txSrcPort[head] = wirePort;
+            if (!seal(head, 0)) {
+                continue;
+            }
+            int first = iovs;
+            addIov(iovs++, head);
+            int segments = 1;
+            int segSize = txLen[head];
+            if (useGso && segSize > 0) {
+                int bytes = segSize;
+                while (k < to && segments < Sockets.UDP_MAX_SEGMENTS) {
+                    int x = slots[k];
+                    int len = txLen[x];
+                    if (txDstAddr[x] != txDstAddr[head] || txDstPort[x] != txDstPort[head]
+                            || len == 0 || len > segSize || bytes + len > GSO_MAX_BYTES) {
+                        break;
+                    }
+                    k++;
+                    txSrcPort[x] = wirePort;
+                    if (!seal(x, segments)) {
+                        break;
+                    }
+                    addIov(iovs++, x);
+                    segments++;
+                    bytes += len;
+                    if (len < segSize) {
+                        break;
+                    }
+                }
+            }
+            addMessage(messages++, head, first, segments, segSize);
+        }
+        return sendMessages(s, wirePort, messages);
+    }
+
+    private void addIov(int i, int slot) {
+        iovSlot[i] = slot;
+        SocketStructs.iovec(txIovs, (long) i * SocketStructs.IOVEC_SIZE, txSlot[slot], txLen[slot]);
+    }
+
+    private void addMessage(int m, int head, int firstIov, int segments, int segSize) {
+        msgFirstIov[m] = firstIov;
+        msgSegments[m] = segments;
+        long nameOff = (long) m * SocketStructs.SOCKADDR_IN_SIZE;
+        SocketStructs.sockaddrIn(txNames, nameOff, txDstAddr[head], txDstPort[head]);
+        long controlAddr = 0;
+        int controlLen = 0;
+        if (segments > 1) {
+            long cOff = (long) m * TX_CONTROL;
+            SocketStructs.cmsgU16(txControls, cOff, Sockets.SOL_UDP, Sockets.UDP_SEGMENT, segSize);
+            controlAddr = txControls.address() + cOff;
+            controlLen = TX_CONTROL;
+        }
+        long off = (long) m * MMSGHDR_SIZE;
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_NAME, txNames.address() + nameOff);
+        txMsgs.set(JAVA_INT, off + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOV, txIovs.address() + (long) firstIov * SocketStructs.IOVEC_SIZE);
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOVLEN, segments);
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_CONTROL, controlAddr);
+        txMsgs.set(JAVA_LONG, off + MSG_CONTROLLEN, controlLen);
+        txMsgs.set(JAVA_INT, off + MSG_FLAGS, 0);
+        txMsgs.set(JAVA_INT, off + MMSG_LEN, 0);
+    }
+
+    private int sendMessages(int s, int wirePort, int messages) {
+        int sent = 0;
+        int done = 0;
+        int retries = 0;
+        while (done < messages) {
+            int r = Sockets.sendmmsg(callState, s, txMsgAt[done], messages - done, 0);
+            counters.sendCall();
+            if (r > 0) {
+                for (int m = done; m < done + r; m++) {
+                    sent += msgSegments[m];
+                    for (int i = msgFirstIov[m], e = i + msgSegments[m]; i < e; i++) {
+                        sent(iovSlot[i]);
+                    }
+                }
+                done += r;
+                retries = 0;
+                continue;
+            }
+            int errno = -r;
+            if (errno == dev.jrxe.sys.Errno.EINTR) {
+                continue;
+            }
+            if ((errno == dev.jrxe.sys.Errno.EAGAIN || errno == Sockets.ENOBUFS) && retries++ < SEND_RETRIES) {
+                waitWritable(s, errno == Sockets.ENOBUFS ? ENOBUFS_WAIT_NANOS : EAGAIN_WAIT_NANOS);
+                continue;
+            }
+            if (msgSegments[done] > 1 && (errno == dev.jrxe.sys.Errno.EIO || errno == dev.jrxe.sys.Errno.EINVAL
+                    || errno == Sockets.ENOPROTOOPT || errno == dev.jrxe.sys.Errno.EOPNOTSUPP)) {
+                // The route does not take GSO: from here on send datagram by datagram, resealed with ID 0.
+                gso = false;
+                return sent + resendWithoutGso(s, wirePort, done, messages);
+            }
+            for (int i = msgFirstIov[done], e = i + msgSegments[done]; i < e; i++) {
+                sendFailed(iovSlot[i]);
+            }
+            done++;
+            retries = 0;
+        }
+        return sent;
+    }
+
+    private int resendWithoutGso(int s, int wirePort, int fromMessage, int messages) {
+        int first = msgFirstIov[fromMessage];
+        int last = msgFirstIov[messages - 1] + msgSegments[messages - 1];
+        int[] rest = java.util.Arrays.copyOfRange(iovSlot, first, last);
+        return sendRun(s, wirePort, rest, 0, rest.length, false);
+    }
+
+    private void waitWritable(int s, long nanos) {
+        SocketStructs.pollfd(pollFds, 0, s, Sockets.POLLOUT);
+        SocketStructs.timespec(timespec, 0, nanos);
+        Sockets.ppoll(callState, pollFds, 1, timespec);
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    public int poll(DatagramHandler handler, int limit) {
+        ensureOpen();
+        int calls = 0;
+        int taken = 0;
+        while (taken < limit) {
+            if (rxIndex >= rxReady && !receiveBatch()) {
+                break;
+            }
+            long m = (long) rxIndex * MMSGHDR_SIZE;
+            int len = rxMsgs.get(JAVA_INT, m + MMSG_LEN);
+            int flags = rxMsgs.get(JAVA_INT, m + MSG_FLAGS);
+            long nameOff = (long) rxIndex * SocketStructs.SOCKADDR_IN_SIZE;
+            int srcAddr = SocketStructs.sockaddrInAddr(rxNames, nameOff);
+            int srcPort = SocketStructs.sockaddrInPort(rxNames, nameOff);
+            if ((flags & Sockets.MSG_TRUNC) != 0) {
+                counters.received(len);
+                counters.drop(DropReason.OVERSIZED);
+                rxIndex++;
+                taken++;
+                continue;
+            }
+            if (len == 0) {
+                calls += deliver(handler, rxBuf[rxIndex], 0, 0, srcAddr, srcPort);
+                rxIndex++;
+                taken++;
+                continue;
+            }
+            int segSize = gro ? groSegmentSize(m, len) : len;
+            MemorySegment buf = rxBuf[rxIndex];
+            while (rxOffset < len && taken < limit) {
+                int l = Math.min(segSize, len - rxOffset);
+                int off = rxOffset;
+                rxOffset += l;
+                taken++;
+                calls += deliver(handler, buf, off, l, srcAddr, srcPort);
+            }
+            if (rxOffset >= len) {
+                rxIndex++;
+                rxOffset = 0;
+            }
+        }
+        rethrowCallbackFailure();
+        return calls;
+    }
+
+    private boolean receiveBatch() {
+        for (int i = 0; i < rxDirty; i++) {
+            long m = (long) i * MMSGHDR_SIZE;
+            rxMsgs.set(JAVA_INT, m + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
+            rxMsgs.set(JAVA_LONG, m + MSG_CONTROLLEN, gro ? RX_CONTROL : 0);
+            rxMsgs.set(JAVA_INT, m + MSG_FLAGS, 0);
+        }
+        int r;
+        do {
+            r = Sockets.recvmmsg(callState, fd, rxMsgs, rxMessages, Sockets.MSG_DONTWAIT);
+            counters.receiveCall();
+        } while (r == -dev.jrxe.sys.Errno.EINTR);
+        rxIndex = 0;
+        rxOffset = 0;
+        if (r <= 0) {
+            rxReady = 0;
+            rxDirty = 0;
+            return false;
+        }
+        rxReady = r;
+        rxDirty = r;
+        return true;
+    }
+
+    /** The UDP_GRO segment size of message at {@code m}, or its whole length when not coalesced. */
+    private int groSegmentSize(long m, int len) {
+        long controlLen = rxMsgs.get(JAVA_LONG, m + MSG_CONTROLLEN);
+        long base = (m / MMSGHDR_SIZE) * RX_CONTROL;
+        long off = 0;
+        while (off + SocketStructs.CMSG_HDR <= controlLen) {
+            long cl = SocketStructs.cmsgLength(rxControls, base + off);
+            if (cl < SocketStructs.CMSG_HDR) {
+                break;
+            }
+            if (SocketStructs.cmsgLevel(rxControls, base + off) == Sockets.SOL_UDP
+                    && SocketStructs.cmsgType(rxControls, base + off) == Sockets.UDP_GRO
+                    && cl >= SocketStructs.cmsgLen(4)) {
+                int seg = SocketStructs.cmsgInt(rxControls, base + off);
+                return seg > 0 ? seg : len;
+            }
+            off += (cl + 7) & ~7L;
+        }
+        return len;
+    }
+
+    @Override
+    public boolean awaitReadable(long timeoutNanos) {
+        ensureOpen();
+        if (rxIndex < rxReady) {
+            return true;
+        }
+        SocketStructs.pollfd(pollFds, 0, fd, Sockets.POLLIN);
+        SocketStructs.pollfd(pollFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
+        SocketStructs.timespec(timespec, 0, Math.max(0, timeoutNanos));
+        int r = Sockets.ppoll(callState, pollFds, 2, timespec);
+        if (r <= 0) {
+            return false;
+        }
+        if ((SocketStructs.pollRevents(pollFds, SocketStructs.POLLFD_SIZE) & Sockets.POLLIN) != 0) {
+            Sockets.read(callState, eventFd, scratch, 8);
+        }
+        return (SocketStructs.pollRevents(pollFds, 0) & Sockets.POLLIN) != 0;
+    }
+
+    @Override
+    public void wakeup() {
+        // Count in-flight wakeups so close() never closes the eventfd under one (its number could be reused).
+        wakers.incrementAndGet();
+        try {
+            if (!closed) {
+                Sockets.signal(eventFd);
+            }
+        } finally {
+            wakers.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Sockets.close(callState, fd);
+        while (wakers.get() != 0) {
+            Thread.onSpinWait();
+        }
+        Sockets.close(callState, eventFd);
+        if (portFd != null) {
+            for (int f : portFd) {
+                if (f > 0 && f - 1 != fd) {
+                    Sockets.close(callState, f - 1);
+                }
+            }
+        }
+        closeCommon();
+    }
+}

@@ -1,0 +1,357 @@
+package dev.jrxe.net;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.foreign.MemorySegment;
+import java.net.BindException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Every link mode between 127.0.0.2 and 127.0.0.3 over real UDP sockets. */
+class LinkTest {
+    private static final int QP = 0x000123;
+
+    /** Datagram lengths: GSO trains of equal size (some longer than one GSO message), odd sizes, a shorter tail. */
+    static List<Integer> mixedLengths() {
+        List<Integer> lengths = new ArrayList<>();
+        int[] trains = {20, 1, 3, 15, 16, 40, 2};
+        for (int t : trains) {
+            for (int i = 0; i < t; i++) {
+                lengths.add(TestRoce.DATAGRAM_4K);
+            }
+            lengths.add(TestRoce.datagramLength(100 + t * 4));
+        }
+        for (int p = 0; p <= 4096; p += 128) {
+            lengths.add(TestRoce.datagramLength(p));
+        }
+        for (int i = 0; i < 30; i++) {
+            lengths.add(TestRoce.datagramLength(1024));
+        }
+        return lengths;
+    }
+
+    private static int sendSendOnly(Link from, int dstAddr, int dstPort, int srcPort, int psn, int length) {
+        MemorySegment buf = from.claim();
+        int len = TestRoce.writeSendOnly(buf, QP, psn, TestRoce.payloadOf(length));
+        from.commit(len, dstAddr, dstPort, srcPort);
+        return len;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldDeliverEveryDatagramWithItsContentsInOrder(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
+            assertThat(p.a.mode()).isEqualTo(mode);
+            List<Integer> lengths = mixedLengths();
+            Collector got = new Collector();
+            long bytes = 0;
+            int psn = 0;
+            for (int round = 0; round < 5; round++) {
+                for (int len : lengths) {
+                    bytes += sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, len);
+                }
+                p.a.flush();
+                got.receive(p.b, psn);
+            }
+            got.drain(p.b);
+
+            assertThat(got.size()).isEqualTo(psn);
+            for (int i = 0; i < psn; i++) {
+                Collector.Datagram d = got.datagrams.get(i);
+                int expectedLen = lengths.get(i % lengths.size());
+                assertThat(d.data().length).isEqualTo(expectedLen);
+                assertThat(d.psn()).isEqualTo(i);
+                MemorySegment s = MemorySegment.ofArray(d.data());
+                for (int j = 0; j < TestRoce.payloadOf(expectedLen); j++) {
+                    if (s.get(JAVA_BYTE, TestRoce.BTH + j) != TestRoce.patternByte(i, j)) {
+                        throw new AssertionError("datagram " + i + " byte " + j + " differs");
+                    }
+                }
+                int icrc = s.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED
+                        .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), expectedLen - 4);
+                // sealed for the headers it travelled under: IP ID 0, or its GSO segment index
+                int maxId = mode == LinkMode.GSO ? 64 : 1;
+                boolean sealed = false;
+                for (int id = 0; id < maxId && !sealed; id++) {
+                    sealed = icrc == TestRoce.icrc(s, 0, expectedLen, p.addrA(), p.addrB(),
+                            p.a.localPort(), p.b.localPort(), id);
+                }
+                assertThat(sealed).as("ICRC of datagram %d", i).isTrue();
+                assertThat(d.srcAddr()).isEqualTo(p.addrA());
+                assertThat(d.srcPort()).isEqualTo(p.a.localPort());
+                assertThat(d.dstAddr()).isEqualTo(p.addrB());
+            }
+            LinkCounters tx = p.a.counters();
+            LinkCounters rx = p.b.counters();
+            assertThat(tx.txPackets()).isEqualTo(psn);
+            assertThat(tx.txBytes()).isEqualTo(bytes);
+            assertThat(rx.rxPackets()).isEqualTo(psn);
+            assertThat(rx.rxBytes()).isEqualTo(bytes);
+            assertThat(tx.totalDrops()).isZero();
+            assertThat(rx.totalDrops()).isZero();
+            if (mode != LinkMode.CHANNEL) {
+                // batched: far fewer system calls than datagrams
+                assertThat(tx.txCalls()).isLessThan(psn / 8);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG"})
+    void shouldSealEveryDatagramWithIpIdZeroWithoutGso(LinkMode mode) throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        DatagramSealer recording = (b, o, l, s, d, sp, dp, id) -> {
+            ids.add(id);
+            TestRoce.SEALER.seal(b, o, l, s, d, sp, dp, id);
+        };
+        try (LinkPair p = LinkPair.open(mode, recording)) {
+            for (int i = 0; i < 40; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, TestRoce.DATAGRAM_4K);
+            }
+            p.a.flush();
+            new Collector().receive(p.b, 40);
+        }
+        assertThat(ids).hasSize(40).containsOnly(0);
+    }
+
+    @Test
+    void shouldSealGsoTrainsWithTheSegmentIndexAsIpId() throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        DatagramSealer recording = (b, o, l, s, d, sp, dp, id) -> {
+            ids.add(id);
+            TestRoce.SEALER.seal(b, o, l, s, d, sp, dp, id);
+        };
+        try (LinkPair p = LinkPair.open(LinkMode.GSO, recording)) {
+            int psn = 0;
+            for (int i = 0; i < 20; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, TestRoce.DATAGRAM_4K);
+            }
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, TestRoce.datagramLength(200));
+            // a different destination port starts a new train
+            sendSendOnly(p.a, p.addrB(), p.b.localPort() ^ 1, 0, psn++, TestRoce.datagramLength(200));
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, TestRoce.datagramLength(200));
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, TestRoce.datagramLength(200));
+            p.a.flush();
+            Collector got = new Collector().receive(p.b, psn - 1);
+            assertThat(got.size()).isEqualTo(psn - 1);
+        }
+        int perMessage = NativeLink.GSO_MAX_BYTES / TestRoce.DATAGRAM_4K;
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            expected.add(i % perMessage);
+        }
+        expected.add(20 % perMessage); // the shorter tail ends the second train
+        expected.add(0);
+        expected.add(0);
+        expected.add(1);
+        assertThat(ids).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldSendFromTheConnectionSourcePort(LinkMode mode) throws Exception {
+        int[] sealedPort = new int[1];
+        DatagramSealer recording = (b, o, l, s, d, sp, dp, id) -> {
+            sealedPort[0] = sp;
+            TestRoce.SEALER.seal(b, o, l, s, d, sp, dp, id);
+        };
+        try (LinkPair p = LinkPair.open(mode, recording)) {
+            int sport = 0xC000 | (int) (ProcessHandle.current().pid() % 0x3000) + mode.ordinal();
+            for (int i = 0; i < 3; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), sport, i, TestRoce.DATAGRAM_4K);
+            }
+            p.a.flush();
+            Collector got = new Collector().receive(p.b, 3);
+            assertThat(got.datagrams).hasSize(3).allSatisfy(d -> assertThat(d.srcPort()).isEqualTo(sport));
+            assertThat(sealedPort[0]).isEqualTo(sport);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldReturnFromAwaitReadableWhenWokenFromAnotherThread(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            CountDownLatch waiting = new CountDownLatch(1);
+            Thread waker = Thread.ofPlatform().start(() -> {
+                try {
+                    waiting.await();
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                p.b.wakeup();
+            });
+            waiting.countDown();
+            // would block for a day without the wakeup; the @Timeout fails the test then
+            boolean readable = p.b.awaitReadable(TimeUnit.DAYS.toNanos(1));
+            waker.join();
+            assertThat(readable).isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldReportReadableWhenADatagramWaits(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            assertThat(p.b.awaitReadable(0)).isFalse();
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, 1, 64);
+            p.a.flush();
+            assertThat(p.b.awaitReadable(TimeUnit.DAYS.toNanos(1))).isTrue();
+            assertThat(p.b.poll(new Collector(), 10)).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldDropDatagramsLongerThanMaxDatagram(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE, c -> c.maxDatagram(9000), c -> c)) {
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, 1, 8000);
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, 2, p.b.maxDatagram() + 4);
+            sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, 3, p.b.maxDatagram());
+            p.a.flush();
+            Collector got = new Collector().receive(p.b, 1).drain(p.b);
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn).containsExactly(3);
+            assertThat(p.b.counters().drops(DropReason.OVERSIZED)).isEqualTo(2);
+            assertThat(p.b.counters().rxPackets()).isEqualTo(3);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldTakeAtMostLimitDatagramsPerPoll(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            for (int i = 0; i < 45; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, TestRoce.DATAGRAM_4K);
+            }
+            p.a.flush();
+            Collector got = new Collector();
+            int idle = 0;
+            while (got.size() < 45 && idle < 10) {
+                int n = p.b.poll(got, 7);
+                assertThat(n).isBetween(0, 7);
+                if (n == 0 && !p.b.awaitReadable(200_000_000L)) {
+                    idle++;
+                }
+            }
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn)
+                    .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 45).boxed().toList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldSendTheRestOfTheBatchThenRethrowWhenTheSealerThrows(LinkMode mode) throws Exception {
+        DatagramSealer failing = (b, o, l, s, d, sp, dp, id) -> {
+            if (TestRoce.psn(b, o) == 2) {
+                throw new IllegalStateException("sealer bug");
+            }
+        };
+        try (LinkPair p = LinkPair.open(mode, failing)) {
+            for (int i = 1; i <= 3; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, TestRoce.DATAGRAM_4K);
+            }
+            assertThatThrownBy(p.a::flush).hasMessage("sealer bug");
+            Collector got = new Collector().receive(p.b, 2);
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn).containsExactly(1, 3);
+            assertThat(p.a.counters().drops(DropReason.OTHER)).isEqualTo(1);
+            assertThat(p.a.flush()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldHandTheRestOfTheBatchThenRethrowWhenTheHandlerThrows(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            for (int i = 1; i <= 3; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, TestRoce.DATAGRAM_4K);
+            }
+            p.a.flush();
+            assertThat(p.b.awaitReadable(TimeUnit.SECONDS.toNanos(10))).isTrue();
+            List<Integer> seen = new ArrayList<>();
+            DatagramHandler failing = (buf, off, len, s, sp, d) -> {
+                int psn = TestRoce.psn(buf, off);
+                seen.add(psn);
+                if (psn == 1) {
+                    throw new IllegalArgumentException("handler bug");
+                }
+                return -1;
+            };
+            int idle = 0;
+            boolean thrown = false;
+            while (seen.size() < 3 && idle < 10) {
+                try {
+                    if (p.b.poll(failing, 64) == 0 && !p.b.awaitReadable(200_000_000L)) {
+                        idle++;
+                    }
+                } catch (IllegalArgumentException e) {
+                    assertThat(e).hasMessage("handler bug");
+                    thrown = true;
+                }
+            }
+            assertThat(thrown).isTrue();
+            assertThat(seen).containsExactly(1, 2, 3);
+            assertThat(p.b.counters().drops(DropReason.OTHER)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldPickAConcreteModeForAuto() throws Exception {
+        try (LinkPair p = LinkPair.open(LinkMode.AUTO, DatagramSealer.NONE)) {
+            assertThat(p.a.mode()).isNotEqualTo(LinkMode.AUTO).isEqualTo(Links.resolve(LinkMode.AUTO));
+            if (Links.supported(LinkMode.GSO)) {
+                assertThat(p.a.mode()).isEqualTo(LinkMode.GSO);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldRefuseASecondLinkOnTheSameAddressAndPort(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            LinkConfig again = LinkConfig.builder(LinkPair.A).port(p.a.localPort()).mode(mode).build();
+            assertThatThrownBy(() -> Links.open(again, DatagramSealer.NONE)).isInstanceOf(BindException.class);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldRejectMisuse(LinkMode mode) throws Exception {
+        LinkPair p = LinkPair.open(mode, DatagramSealer.NONE);
+        try {
+            assertThatThrownBy(() -> p.a.commit(10, p.addrB(), 1, 0)).isInstanceOf(IllegalStateException.class);
+            p.a.claim();
+            assertThatThrownBy(() -> p.a.commit(p.a.maxDatagram() + 1, p.addrB(), 1, 0))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> p.a.commit(10, p.addrB(), 70000, 0)).isInstanceOf(IllegalArgumentException.class);
+        } finally {
+            p.close();
+        }
+        assertThatThrownBy(p.a::claim).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> p.a.poll(new Collector(), 1)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldFlushByItselfWhenTheBatchIsFull(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE, c -> c.batch(8), c -> c)) {
+            for (int i = 0; i < 20; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, 256);
+            }
+            // 16 went out on their own from claim(); 4 wait for flush()
+            assertThat(p.a.counters().txPackets()).isEqualTo(16);
+            assertThat(p.a.flush()).isEqualTo(4);
+            assertThat(new Collector().receive(p.b, 20).size()).isEqualTo(20);
+        }
+    }
+}
