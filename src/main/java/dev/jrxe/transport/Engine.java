@@ -124,7 +124,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         try {
             now = System.nanoTime();
             action.run();
-            link.flush();
+            if (running) {
+                link.flush();
+            }
         } finally {
             lock.unlock();
         }
@@ -148,7 +150,7 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     private int drive() {
         int did = -1;
-        while (lock.tryLock()) {
+        while (running && lock.tryLock()) {
             try {
                 workPending = false;
                 did = Math.max(did, 0) + dutyCycle();
@@ -280,7 +282,12 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
+        lock.lock();
+        try {
+            running = false;
+        } finally {
+            lock.unlock();
+        }
         link.wakeup();
         try {
             progressThread.join(2000);

@@ -53,7 +53,7 @@ public final class DeviceConfig {
         return this;
     }
 
-    /** Fault injection on both send and receive of this device's link. */
+    /** Fault injection on what this device's link sends (drop, duplicate, reorder probabilities). */
     public DeviceConfig faults(double drop, double duplicate, double reorder, long seed) {
         this.dropRate = drop;
         this.duplicateRate = duplicate;

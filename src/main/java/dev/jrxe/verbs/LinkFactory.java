@@ -1,13 +1,37 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.net.FaultConfig;
 import dev.jrxe.net.Link;
+import dev.jrxe.net.LinkConfig;
+import dev.jrxe.net.LinkMode;
+import dev.jrxe.net.Links;
+import dev.jrxe.sys.Errno;
+import dev.jrxe.wire.IcrcSealer;
+import java.io.IOException;
 
-/** Opens the link a device's configuration asks for. */
+/** Opens the link a device's configuration asks for, with the ICRC sealer on it. */
 final class LinkFactory {
     private LinkFactory() {
     }
 
     static Link open(DeviceConfig c) {
-        throw new UnsupportedOperationException("wired when the net package lands");
+        LinkConfig.Builder b = LinkConfig.builder(c.address).port(c.udpPort);
+        if (c.linkMode != null) {
+            b.mode(LinkMode.valueOf(c.linkMode.toUpperCase(java.util.Locale.ROOT)));
+        }
+        if (c.pcap != null) {
+            b.pcap(c.pcap);
+        }
+        if (c.dropRate > 0 || c.duplicateRate > 0 || c.reorderRate > 0 || c.corruptRate > 0) {
+            FaultConfig f = new FaultConfig(c.dropRate, c.duplicateRate, c.reorderRate, c.reorderDepth,
+                c.corruptRate, c.faultSeed);
+            b.txFaults(f);
+        }
+        try {
+            return Links.open(b.build(), new IcrcSealer());
+        } catch (IOException e) {
+            throw new VerbsException(Errno.EIO, "cannot open the link on "
+                + c.address.getHostAddress() + ":" + c.udpPort + ": " + e.getMessage());
+        }
     }
 }
