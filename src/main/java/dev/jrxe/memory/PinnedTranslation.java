@@ -1,0 +1,222 @@
+package dev.jrxe.memory;
+
+import dev.jrxe.sys.Errno;
+import dev.jrxe.sys.Mem;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A pinned region: its pages are populated and locked at registration (mlock through the
+ * {@link PinLedger}), so RSS grows with its size, and access never faults a page in.
+ */
+final class PinnedTranslation extends Translation {
+    private static final VarHandle IN_FLIGHT;
+
+    static {
+        try {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(PinnedTranslation.class, "inFlight", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long pinStart;
+    private final long pinEnd;
+    private volatile int mode;
+    private volatile boolean closed;
+    @SuppressWarnings("unused")
+    private volatile int inFlight;
+
+    private PinnedTranslation(KeyTable table, long iova, long address, long length, MemorySegment segment) {
+        super(table, iova, address, length, segment);
+        this.pinStart = Mem.alignDown(address, Mem.PAGE_SIZE);
+        this.pinEnd = Mem.alignUp(address + length, Mem.PAGE_SIZE);
+    }
+
+    /**
+     * Pins {@code [address, address+length)}.
+     *
+     * @throws MemoryException EFAULT if not mapped (or not writable when {@code writable}),
+     *                         ENOMEM if pinning fails or the device's pin limit is reached
+     */
+    static PinnedTranslation create(KeyTable table, long iova, long address, long length, MemorySegment segment,
+                                    boolean writable) {
+        PinnedTranslation t = new PinnedTranslation(table, iova, address, length, segment);
+        long bytes = t.pinEnd - t.pinStart;
+        if (!table.counters().reservePinned(bytes, table.config().pinLimitBytes())) {
+            throw new MemoryException(Errno.ENOMEM, "pin limit of " + table.config().pinLimitBytes() + " bytes reached");
+        }
+        int err = PinLedger.pin(t.pinStart, t.pinEnd, writable);
+        if (err != 0) {
+            table.counters().unreservePinned(bytes);
+            throw new MemoryException(err, err == Errno.EFAULT
+                    ? "range not mapped" + (writable ? " or not writable" : "")
+                    : "cannot pin " + bytes + " bytes (RLIMIT_MEMLOCK " + Mem.memlockLimit() + ")");
+        }
+        NativeMemory.lock();
+        try {
+            t.mode = chooseModeLocked(address, length, segment);
+            NativeMemory.addListenerLocked(t);
+        } finally {
+            NativeMemory.unlock();
+        }
+        return t;
+    }
+
+    @Override
+    RegionKind kind() {
+        return RegionKind.PINNED;
+    }
+
+    /** The access path in use (tests, diagnostics). */
+    int mode() {
+        return mode;
+    }
+
+    private boolean enter() {
+        IN_FLIGHT.getAndAdd(this, 1);
+        if (closed) {
+            IN_FLIGHT.getAndAdd(this, -1);
+            return false;
+        }
+        return true;
+    }
+
+    private void exit() {
+        IN_FLIGHT.getAndAdd(this, -1);
+    }
+
+    private void drain() {
+        int spins = 0;
+        while ((int) IN_FLIGHT.getVolatile(this) != 0) {
+            if (++spins < 1000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    @Override
+    int read(long va, MemorySegment dst, long dstOffset, long len) {
+        if (!inRange(va, len)) {
+            return MemStatus.OUT_OF_RANGE;
+        }
+        if (!enter()) {
+            return MemStatus.INVALID_STATE;
+        }
+        try {
+            return SafeAccess.read(mode, segment, toAddress(va), dst, dstOffset, len);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    int write(long va, MemorySegment src, long srcOffset, long len) {
+        if (!inRange(va, len)) {
+            return MemStatus.OUT_OF_RANGE;
+        }
+        if (!enter()) {
+            return MemStatus.INVALID_STATE;
+        }
+        try {
+            return SafeAccess.write(mode, segment, toAddress(va), src, srcOffset, len);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    int compareAndSwap(long va, long compare, long swap, long[] original) {
+        int st = atomicCheck(va);
+        if (st != MemStatus.OK) {
+            return st;
+        }
+        try {
+            return SafeAccess.compareAndSwap(mode, segment, toAddress(va), compare, swap, original);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    int fetchAndAdd(long va, long add, long[] original) {
+        int st = atomicCheck(va);
+        if (st != MemStatus.OK) {
+            return st;
+        }
+        try {
+            return SafeAccess.fetchAndAdd(mode, segment, toAddress(va), add, original);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    int atomicWrite(long va, long value) {
+        int st = atomicCheck(va);
+        if (st != MemStatus.OK) {
+            return st;
+        }
+        try {
+            return SafeAccess.atomicWrite(mode, segment, toAddress(va), value);
+        } finally {
+            exit();
+        }
+    }
+
+    /** Range, alignment and state; on OK the caller is inside the guard. */
+    private int atomicCheck(long va) {
+        if (!inRange(va, 8)) {
+            return MemStatus.OUT_OF_RANGE;
+        }
+        if (!aligned8(va)) {
+            return MemStatus.MISALIGNED;
+        }
+        return enter() ? MemStatus.OK : MemStatus.INVALID_STATE;
+    }
+
+    @Override
+    int flush(long va, long len) {
+        if (!inRange(va, len)) {
+            return MemStatus.OUT_OF_RANGE;
+        }
+        if (closed) {
+            return MemStatus.INVALID_STATE;
+        }
+        VarHandle.fullFence();
+        return MemStatus.OK;
+    }
+
+    @Override
+    int prefetch(long va, long len, int advice) {
+        return Errno.EFAULT;
+    }
+
+    @Override
+    int allowWrite() {
+        return SafeAccess.populate(pinStart, pinEnd - pinStart, true);
+    }
+
+    @Override
+    public void invalidate(long addr, long len, boolean unmap) {
+        // Pinned pages cannot be released (MADV_DONTNEED fails on locked pages); an unmap ends
+        // direct access: later accesses go through the kernel and fail with FAULT.
+        if (unmap && mode == SafeAccess.DIRECT) {
+            mode = SafeAccess.KERNEL;
+            drain();
+        }
+    }
+
+    @Override
+    void close() {
+        closed = true;
+        drain();
+        NativeMemory.removeListener(this);
+        PinLedger.unpin(pinStart, pinEnd);
+        table.counters().unreservePinned(pinEnd - pinStart);
+    }
+}
