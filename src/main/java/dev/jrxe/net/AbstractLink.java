@@ -360,7 +360,8 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         if ((f & FaultInjector.DUPLICATE) != 0) {
             calls += handOver(h, buf, off, len, srcAddr, srcPort);
         }
-        if (rxDelay != null && rxDelay.size() > 0) {
+        // every datagram handed over (not the one being held back) overtakes the held ones
+        for (int passed = calls; passed > 0 && rxDelay != null && rxDelay.size() > 0; passed--) {
             calls += rxDelay.overtaken(this, h);
         }
         if (hold) {

@@ -42,6 +42,14 @@ final class Collector implements DatagramHandler {
         return this;
     }
 
+    /** Polls until the socket is empty and stays so for a moment. */
+    Collector drainQuick(Link link) {
+        while (link.poll(this, 64) > 0 || link.awaitReadable(2_000_000L)) {
+            // keep going
+        }
+        return this;
+    }
+
     /** Polls until the socket is empty (a few short waits find late arrivals). */
     Collector drain(Link link) {
         int idle = 0;
