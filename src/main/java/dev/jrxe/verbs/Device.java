@@ -109,7 +109,7 @@ public final class Device implements AutoCloseable {
         d.maxSgeRd = MAX_SGE;
         d.maxCq = MAX_CQ;
         d.maxCqe = MAX_CQE;
-        d.maxMr = keys.maxKeys();
+        d.maxMr = keys.capacity();
         d.maxPd = MAX_PD;
         d.maxQpRdAtom = MAX_RD_ATOMIC;
         d.maxResRdAtom = 0x3f000;
@@ -124,8 +124,9 @@ public final class Device implements AutoCloseable {
         d.localCaAckDelay = 15;
         d.maxInlineData = MAX_INLINE;
         d.numCompVectors = 1;
-        d.odpGeneralCaps = OdpCaps.GENERAL;
-        d.odpRcCaps = OdpCaps.RC;
+        d.odpGeneralCaps = (int) OdpCaps.GENERAL;
+        // exactly the RC operations the transport implements today, all of which work on ODP
+        d.odpRcCaps = OdpCaps.RC & (OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.READ | OdpCaps.ATOMIC);
         d.odpUcCaps = 0;
         d.odpUdCaps = 0;
         d.odpXrcCaps = 0;

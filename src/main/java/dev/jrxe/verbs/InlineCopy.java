@@ -3,7 +3,7 @@ package dev.jrxe.verbs;
 import dev.jrxe.memory.KeyTable;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.memory.MemoryKey;
-import dev.jrxe.memory.SafeAccess;
+import dev.jrxe.memory.ProcessMemory;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -29,7 +29,7 @@ final class InlineCopy {
             if (k != null && k.check(k.pdHandle(), 0, s.addr, len) == MemStatus.OK) {
                 st = k.read(s.addr, dst, off, len);
             } else {
-                st = SafeAccess.readAny(s.addr, dst, off, len);
+                st = ProcessMemory.read(s.addr, dst, off, len);
             }
             if (st != MemStatus.OK) {
                 return st;

@@ -66,7 +66,7 @@ public final class MemoryRegion implements AutoCloseable {
             return;
         }
         try {
-            MemoryRegions.deregister(pd.device().keys(), region);
+            MemoryRegions.deregister(region);
             closed = true;
         } catch (MemoryException e) {
             throw new VerbsException(e.errno(), e.getMessage());
