@@ -92,6 +92,34 @@ class RxDecoderTest {
     }
 
     @Test
+    void shouldNotAllocatePerDatagram() {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported());
+        long[] payloadBytes = new long[1];
+        RxDecoder rx = new RxDecoder(counters, PORT, 4096, (p, src, sport) -> payloadBytes[0] += p.payloadLength());
+        int good = sealed(Opcodes.RC_SEND_MIDDLE, 4096, 0x1234);
+        MemorySegment bad = MemorySegment.ofArray(new byte[64]); // all zeros: BAD_ICRC
+        PacketWriter w = new PacketWriter();
+        MemorySegment out = MemorySegment.ofArray(new byte[64]);
+        int n = 100_000;
+        long allocated = 0;
+        for (int round = 0; round < 3; round++) { // the first rounds warm up (interpreter, JIT)
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < n; i++) {
+                rx.onDatagram(buf, 16, good, SRC, SPORT, DST);
+                rx.onDatagram(bad, 0, 64, SRC, SPORT, DST);
+                w.begin(out, 0, Opcodes.RC_RDMA_WRITE_ONLY).reth().va(i);
+                w.finish(8);
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertThat(rx.accepted()).isEqualTo(3L * n);
+        assertThat(payloadBytes[0]).isEqualTo(3L * n * 4096);
+        assertThat(counters.drops(DropReason.BAD_ICRC)).isEqualTo(3L * n);
+        assertThat(allocated).as("bytes allocated for %d datagrams", 2 * n).isLessThan(n / 10);
+    }
+
+    @Test
     void shouldCountAFailingSinkAsOtherInsteadOfThrowing() {
         RxDecoder rx = new RxDecoder(counters, PORT, 4096, (p, src, sport) -> p.reth()); // no RETH in an ACK
         int len = sealed(Opcodes.RC_ACKNOWLEDGE, 0, 1);
