@@ -8,6 +8,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
+import dev.jrxe.memory.Advice;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
@@ -23,6 +24,7 @@ import dev.jrxe.verbs.QpInitAttr;
 import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.Sge;
 import dev.jrxe.verbs.VerbsException;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.DataInputStream;
@@ -184,7 +186,7 @@ public final class RcPingpongCommand implements Callable<Integer> {
         }
         if (prefetch) {
             try {
-                mr.prefetchWrite(buf.address(), size);
+                pd.adviseMr(Advice.PREFETCH_WRITE, Advice.FLAG_FLUSH, new Sge(buf.address(), size, mr.lkey()));
             } catch (VerbsException e) {
                 System.err.println("Couldn't prefetch MR(" + e.errno() + "). Continue anyway");
             }

@@ -51,7 +51,7 @@ final class RcCompleter {
             }
         } else if (opcode == Opcodes.RC_ATOMIC_ACKNOWLEDGE) {
             onAtomicAck(qp, psn, pkt);
-        } else if (OpcodeTable.has(opcode, OpcodeTable.READ) && OpcodeTable.has(opcode, OpcodeTable.RESPONSE)) {
+        } else if (opcode >= Opcodes.RC_RDMA_READ_RESPONSE_FIRST && opcode <= Opcodes.RC_RDMA_READ_RESPONSE_ONLY) {
             onReadResponse(qp, psn, opcode, pkt);
         }
     }

@@ -40,6 +40,25 @@ public final class ProtectionDomain implements AutoCloseable {
         return MemoryRegion.register(this, addr, length, iova, access);
     }
 
+    /**
+     * {@code ibv_advise_mr}: prefetch ranges of ODP regions ({@link dev.jrxe.memory.Advice}
+     * PREFETCH, PREFETCH_WRITE, PREFETCH_NO_FAULT); synchronous with {@code Advice.FLAG_FLUSH},
+     * best effort in the background otherwise. Errnos as man ibv_advise_mr.
+     */
+    public void adviseMr(int advice, int flags, Sge... sges) {
+        device.ensureOpen();
+        dev.jrxe.memory.PrefetchRange[] ranges = new dev.jrxe.memory.PrefetchRange[sges.length];
+        for (int i = 0; i < sges.length; i++) {
+            ranges[i] = new dev.jrxe.memory.PrefetchRange(sges[i].lkey, sges[i].addr,
+                Integer.toUnsignedLong(sges[i].length));
+        }
+        try {
+            dev.jrxe.memory.MemoryRegions.advise(device.keys(), handle, advice, flags, ranges);
+        } catch (dev.jrxe.memory.MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+    }
+
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttr attr) {
         device.ensureOpen();
