@@ -104,6 +104,17 @@ public final class Qp {
         return type == QpType.RC;
     }
 
+    /** Transport state for diagnostics (racy read; never on the data path). */
+    public String debugState() {
+        long now = System.nanoTime();
+        return "qpn=0x" + Integer.toHexString(qpn) + " state=" + QpState.name(state) + " psn=" + psn + " compPsn="
+            + compPsn + " psnHigh=" + psnHigh + " sq[consumer=" + sq.consumer() + " next=" + sq.next + " producer="
+            + sq.producer() + "] rdAtomic=" + rdAtomicInFlight + " rnrWaiting=" + rnrWaiting + " retryStarted="
+            + retryStarted + "@" + retryPsn + " timer=" + (retransmitDeadline == 0 ? "off" : (retransmitDeadline - now) / 1000 + "us")
+            + " retryLeft=" + retryLeft + " halted=" + requesterHalted + " | resp ePsn=" + resp.ePsn + " msn=" + resp.msn
+            + " nakSent=" + resp.seqNakSent + " inProgress=" + resp.inProgress + " rq=" + (rq == null ? -1 : rq.depth());
+    }
+
     /** The receive queue the responder takes WQEs from. */
     RecvQueue recvQueue() {
         return srq != null ? srq : rq;

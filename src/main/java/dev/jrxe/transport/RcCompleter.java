@@ -62,42 +62,51 @@ final class RcCompleter {
         if (Psn.diff(psn, qp.compPsn) < 0) {
             return; // older than what we know is acknowledged: a duplicate
         }
-        completeAcked(qp, psn, true);
-        progress(qp, Psn.add(psn, 1));
+        progress(qp, completeAcked(qp, psn, true));
     }
 
     /**
      * Completes, from the head, every SEND/WRITE whose last PSN is at or before {@code psn}. A
      * response with a later PSN implies these arrived (the responder executes in order). When
      * {@code plainAck} meets a READ or atomic it covers, their responses were lost: retry.
+     * Returns the PSN the acknowledgement lets {@code compPsn} advance to: {@code psn + 1}, or
+     * the first response PSN still missing of a READ/atomic it covers.
      */
-    private void completeAcked(Qp qp, int psn, boolean plainAck) {
+    private int completeAcked(Qp qp, int psn, boolean plainAck) {
         SendQueue sq = qp.sq;
+        int limit = Psn.add(psn, 1);
         while (sq.consumer() < sq.producer()) {
             SendWqe w = sq.at(sq.consumer());
             if (w.state == SendWqe.POSTED) {
-                return;
+                break;
             }
             if (w.status != WcStatus.SUCCESS) {
                 completeHead(qp);
-                return;
+                break;
             }
             boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
             if (readOrAtomic) {
-                if (plainAck && Psn.diff(psn, w.firstPsn) >= 0 && w.state == SendWqe.PENDING) {
-                    // The responder has executed it, yet its response is missing: ask again.
-                    retry(qp, Psn.add(w.firstPsn, (int) (w.offset / qp.pathMtu)), false);
+                int missing = Psn.add(w.firstPsn, (int) (w.offset / qp.pathMtu));
+                if (Psn.diff(psn, missing) >= 0) {
+                    limit = missing;
+                    if (plainAck && w.state == SendWqe.PENDING) {
+                        // The responder has executed it, yet its response is missing: ask again.
+                        retry(qp, missing, false);
+                    }
                 }
-                return;
+                break;
             }
-            if (w.state != SendWqe.PENDING || Psn.diff(w.lastPsn, psn) > 0) {
-                return;
+            // Every packet of it up to psn reached the responder, which executes in order. (It may
+            // sit in PROCESSING when a retry rewound to before it; no need to send it again.)
+            if (Psn.diff(w.lastPsn, psn) > 0) {
+                break;
             }
             Completions.send(qp, w, WcStatus.SUCCESS);
             if (WrOpcode.isSend(w.opcode)) {
                 engine.counters.inc(TransportCounters.RDMA_SENDS);
             }
         }
+        return limit;
     }
 
     /** Forward progress: the retry budget is restored and the timer restarted. */
@@ -200,7 +209,8 @@ final class RcCompleter {
 
     private void onRnrNak(Qp qp, int psn, int timerCode) {
         engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
-        completeAcked(qp, Psn.add(psn, -1), false);
+        // resume at the NAKed message, or earlier if a READ before it still misses responses
+        psn = completeAcked(qp, Psn.add(psn, -1), false);
         if (qp.rnrWaiting) {
             return;
         }
@@ -219,17 +229,17 @@ final class RcCompleter {
     }
 
     private void onNak(Qp qp, int psn, int syndrome) {
-        completeAcked(qp, Psn.add(psn, -1), false);
+        int limit = completeAcked(qp, Psn.add(psn, -1), false);
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
             engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
-            if (qp.rnrWaiting || (qp.retryStarted && qp.retryPsn == psn)) {
+            if (qp.rnrWaiting || (qp.retryStarted && qp.retryPsn == limit)) {
                 return; // a retry from there is already under way (rxe's started_retry)
             }
-            if (Psn.diff(psn, qp.compPsn) > 0) {
-                qp.compPsn = psn;
+            if (Psn.diff(limit, qp.compPsn) > 0) {
+                qp.compPsn = limit;
             }
-            retry(qp, psn, true);
+            retry(qp, limit, true);
             return;
         }
         int status = switch (code) {

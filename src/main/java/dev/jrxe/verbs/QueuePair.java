@@ -385,6 +385,11 @@ public final class QueuePair implements AutoCloseable {
         }
     }
 
+    /** The transport's view of this QP, for diagnostics. */
+    public String transportState() {
+        return qp.debugState();
+    }
+
     /** {@code ibv_destroy_qp}. */
     @Override
     public void close() {

@@ -54,7 +54,16 @@ class RcLossTest {
             int[] kindOf = new int[OPS];
             int[] lenOf = new int[OPS];
             WorkCompletion[] wcs = f.wc;
+            long lastProgress = System.nanoTime();
+            int lastDone = -1;
             while (done < OPS) {
+                if (done != lastDone) {
+                    lastDone = done;
+                    lastProgress = System.nanoTime();
+                } else if (System.nanoTime() - lastProgress > 10_000_000_000L) {
+                    throw new AssertionError("stuck at op " + done + " of " + OPS + " (kind " + kindOf[done] + ")\n a: "
+                        + f.qa.transportState() + "\n b: " + f.qb.transportState());
+                }
                 while (posted < OPS && inFlight < SLOTS - 1) {
                     int slot = posted % SLOTS;
                     int kind = rnd.nextInt(4);
