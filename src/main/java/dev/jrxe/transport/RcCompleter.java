@@ -233,8 +233,8 @@ final class RcCompleter {
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
             engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
-            if (qp.rnrWaiting || (qp.retryStarted && qp.retryPsn == limit)) {
-                return; // a retry from there is already under way (rxe's started_retry)
+            if (qp.rnrWaiting || qp.retryStarted) {
+                return; // a retry is under way: only a timeout starts another (rxe's started_retry)
             }
             if (Psn.diff(limit, qp.compPsn) > 0) {
                 qp.compPsn = limit;
