@@ -168,4 +168,36 @@ class RcErrorsTest {
             assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isEqualTo(3);
         }
     }
+
+    @Test
+    void shouldFailAtomicWithABadLkeyLocallyAndABadRkeyRemotely() {
+        try (RcFixture f = new RcFixture(8192)) {
+            f.connect();
+            SendWr s = write(f, 8, f.bufB.address(), f.mrb.rkey() + 1);
+            s.opcode = WrOpcode.ATOMIC_CMP_AND_SWP;
+            f.qa.postSend(s);
+            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        }
+        try (RcFixture f = new RcFixture(8192)) {
+            f.connect();
+            SendWr s = write(f, 8, f.bufB.address(), f.mrb.rkey());
+            s.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
+            s.sgList[0].lkey = f.mra.lkey() + 1;
+            f.qa.postSend(s);
+            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.LOC_PROT_ERR);
+        }
+    }
+
+    @Test
+    void shouldRefuseAReadIntoARegionWithoutLocalWrite() {
+        try (RcFixture f = new RcFixture(8192)) {
+            f.connect();
+            MemoryRegion ro = f.pda.registerMemory(f.bufA.asSlice(4096, 4096), 0);
+            SendWr s = write(f, 64, f.bufB.address(), f.mrb.rkey());
+            s.opcode = WrOpcode.RDMA_READ;
+            s.sgList[0].set(f.bufA.address() + 4096, 64, ro.lkey());
+            f.qa.postSend(s);
+            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.LOC_PROT_ERR);
+        }
+    }
 }

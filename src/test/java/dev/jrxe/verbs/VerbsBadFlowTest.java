@@ -198,4 +198,29 @@ class VerbsBadFlowTest {
             assertThat(f.a.queryGid(1, 0).toString()).startsWith("fe80:0000:0000:0000:");
         }
     }
+
+    @Test
+    void shouldGrantTheRequestedRdAtomicDepths() {
+        try (RcFixture f = new RcFixture(4096)) {
+            f.connect(new QpCap(4, 4, 1, 1, 0), new RcConnect().rdAtomic(12, 12));
+            QpAttr q = f.qa.query();
+            assertThat(q.maxRdAtomic).isGreaterThanOrEqualTo(12);
+            assertThat(q.maxDestRdAtomic).isGreaterThanOrEqualTo(12);
+            assertThat(q.qpState).isEqualTo(QpState.RTS);
+            assertThat(q.destQpNum).isEqualTo(f.qb.qpNum());
+        }
+    }
+
+    @Test
+    void shouldRefuseUnsupportedOpcodesAndAtomicLengths() {
+        try (RcFixture f = new RcFixture(4096)) {
+            f.connect();
+            SendWr s = new SendWr(1).sge(f.bufA.address(), 8, f.mra.lkey());
+            s.opcode = 13; // not an ibv_wr_opcode
+            assertErrno(() -> f.qa.postSend(s), Errno.EINVAL);
+            s.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
+            s.sgList[0].length = 9;
+            assertErrno(() -> f.qa.postSend(s), Errno.EINVAL);
+        }
+    }
 }

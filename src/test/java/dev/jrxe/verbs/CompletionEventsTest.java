@@ -1,0 +1,87 @@
+package dev.jrxe.verbs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jrxe.ib.AsyncEventType;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WrOpcode;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Completion channels, solicited events and async events (rdma-core test_cq_events). */
+class CompletionEventsTest {
+
+    @Test
+    void shouldWakeAChannelForTheNextCompletion() throws Exception {
+        try (RcFixture f = new RcFixture(8192)) {
+            CompletionChannel ch = f.b.createCompChannel();
+            CompletionQueue cq = f.b.createCq(16, ch, 0);
+            f.qa = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)));
+            f.qb = f.pdb.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(4, 4, 1, 1, 0)));
+            new RcConnect().pair(f.qa, 1, f.qb, 2);
+            cq.requestNotify(false);
+            f.qb.postRecv(new RecvWr(1).sge(f.bufB.address(), 64, f.mrb.lkey()));
+            f.qa.postSend(new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey()));
+            // nobody polls b: its background progress must deliver and fire the event
+            CompletionQueue fired = ch.getEvent(5, TimeUnit.SECONDS);
+            assertThat(fired).isSameAs(cq);
+            fired.ackEvents(1);
+            assertThat(f.pollOk(cq).byteLen).isEqualTo(64);
+            f.qb.close();
+            f.qb = null;
+            cq.close();
+        }
+    }
+
+    @Test
+    void shouldFireASolicitedOnlyArmOnlyForSolicitedMessages() throws Exception {
+        try (RcFixture f = new RcFixture(8192)) {
+            CompletionChannel ch = f.b.createCompChannel();
+            CompletionQueue cq = f.b.createCq(16, ch, 0);
+            f.qa = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)));
+            f.qb = f.pdb.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(4, 4, 1, 1, 0)));
+            new RcConnect().pair(f.qa, 1, f.qb, 2);
+            cq.requestNotify(true);
+            RecvWr r = new RecvWr(1).sge(f.bufB.address(), 64, f.mrb.lkey());
+            f.qb.postRecv(r);
+            f.qb.postRecv(r);
+            SendWr s = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey());
+            s.opcode = WrOpcode.SEND;
+            s.sendFlags = SendFlags.SIGNALED;
+            f.qa.postSend(s);
+            f.pollOk(f.cqa);
+            assertThat(ch.getEvent(100, TimeUnit.MILLISECONDS)).as("unsolicited SEND fires nothing").isNull();
+            s.sendFlags = SendFlags.SIGNALED | SendFlags.SOLICITED;
+            f.qa.postSend(s);
+            assertThat(ch.getEvent(5, TimeUnit.SECONDS)).isSameAs(cq);
+            f.qb.close();
+            f.qb = null;
+            cq.close();
+        }
+    }
+
+    @Test
+    void shouldReportPortActiveAtOpenAndCqErrorOnOverflow() throws Exception {
+        try (RcFixture f = new RcFixture(8192)) {
+            AsyncEvent first = f.a.getAsyncEvent(1, TimeUnit.SECONDS);
+            assertThat(first.type()).isEqualTo(AsyncEventType.PORT_ACTIVE);
+            CompletionQueue tiny = f.b.createCq(1);
+            f.qa = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)));
+            f.qb = f.pdb.createQp(new QpInitAttr(QpType.RC, tiny, tiny, new QpCap(4, 4, 1, 1, 0)));
+            new RcConnect().pair(f.qa, 1, f.qb, 2);
+            RecvWr r = new RecvWr(1).sge(f.bufB.address(), 64, f.mrb.lkey());
+            f.qb.postRecv(r);
+            f.qb.postRecv(r);
+            SendWr s = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey());
+            f.qa.postSend(s);
+            f.qa.postSend(s);
+            AsyncEvent e;
+            do {
+                e = f.b.getAsyncEvent(5, TimeUnit.SECONDS);
+                assertThat(e).as("CQ error event").isNotNull();
+            } while (e.type() != AsyncEventType.CQ_ERR);
+            assertThat(e.cq()).isSameAs(tiny);
+        }
+    }
+}
