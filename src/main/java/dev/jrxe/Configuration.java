@@ -124,5 +124,44 @@ public final class Configuration {
 
     // ---------------------------------------------------------------- transport
 
+    /**
+     * After an application thread drove a device's engine (poll or post), its background progress
+     * thread stays away this long, so that the two do not fight over 2 cores.
+     */
+    public static final String ENGINE_APP_ACTIVE_NANOS_PROP = "jrxe.engine.appActiveNanos";
+    public static final long ENGINE_APP_ACTIVE_NANOS_DEFAULT = 200_000;
+
+    public static long engineAppActiveNanos() {
+        return Long.getLong(ENGINE_APP_ACTIVE_NANOS_PROP, ENGINE_APP_ACTIVE_NANOS_DEFAULT);
+    }
+
+    /**
+     * A polling application that found nothing this many times in a row yields its CPU once
+     * (sched_yield), so that on a 2-core machine the peer process and the kernel get to run.
+     * 0 disables yielding.
+     */
+    public static final String ENGINE_POLL_YIELD_EVERY_PROP = "jrxe.engine.pollYieldEvery";
+    public static final int ENGINE_POLL_YIELD_EVERY_DEFAULT = 8;
+
+    public static int enginePollYieldEvery() {
+        return Integer.getInteger(ENGINE_POLL_YIELD_EVERY_PROP, ENGINE_POLL_YIELD_EVERY_DEFAULT);
+    }
+
+    /** Idle rounds the background thread spins before it sleeps in the kernel. */
+    public static final String ENGINE_SPIN_ROUNDS_PROP = "jrxe.engine.spinRounds";
+    public static final int ENGINE_SPIN_ROUNDS_DEFAULT = 64;
+
+    public static int engineSpinRounds() {
+        return Integer.getInteger(ENGINE_SPIN_ROUNDS_PROP, ENGINE_SPIN_ROUNDS_DEFAULT);
+    }
+
+    /** Longest the idle background thread sleeps before it looks at timers again. */
+    public static final String ENGINE_MAX_SLEEP_NANOS_PROP = "jrxe.engine.maxSleepNanos";
+    public static final long ENGINE_MAX_SLEEP_NANOS_DEFAULT = 1_000_000;
+
+    public static long engineMaxSleepNanos() {
+        return Long.getLong(ENGINE_MAX_SLEEP_NANOS_PROP, ENGINE_MAX_SLEEP_NANOS_DEFAULT);
+    }
+
     // ---------------------------------------------------------------- verbs / device
 }

@@ -57,12 +57,18 @@ public final class DemoCommand implements Callable<Integer> {
         + "reordering) on both links, e.g. 0.05", defaultValue = "0")
     double loss;
 
+    @Option(names = "--link-mode", description = "link mode: AUTO, CHANNEL, MMSG or GSO (default ${DEFAULT-VALUE})",
+        defaultValue = "AUTO")
+    String linkMode;
+
     private final PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
         DeviceConfig ca = DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort);
         DeviceConfig cb = DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort);
+        ca.linkMode(linkMode);
+        cb.linkMode(linkMode);
         if (pcap != null) {
             ca.pcap(Path.of(pcap + "-a.pcapng"));
             cb.pcap(Path.of(pcap + "-b.pcapng"));

@@ -1,5 +1,6 @@
 package dev.jrxe.transport;
 
+import dev.jrxe.Configuration;
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.net.DropReason;
@@ -24,9 +25,10 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Engine implements PacketSink, AutoCloseable {
     /** Datagrams taken from the link per duty cycle. */
     static final int RX_BATCH = 64;
-    /** After an application drove the engine, the background thread stays away this long. */
-    private static final long APP_ACTIVE_NANOS = 200_000;
-    private static final long MAX_SLEEP_NANOS = 1_000_000;
+    private static final long APP_ACTIVE_NANOS = Configuration.engineAppActiveNanos();
+    private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
+    private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
+    private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
 
     final Link link;
     final KeyResolver keys;
@@ -40,6 +42,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean workPending;
     private volatile long lastAppDrive;
+    /** Consecutive application drives that found nothing (racy by design: a hint). */
+    private int emptyDrives;
     private volatile boolean running = true;
     private final Thread progressThread;
 
@@ -145,7 +149,13 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     public boolean driveFromApp() {
         lastAppDrive = System.nanoTime();
-        return drive() >= 0;
+        int did = drive();
+        if (did > 0) {
+            emptyDrives = 0;
+        } else if (POLL_YIELD_EVERY > 0 && ++emptyDrives % POLL_YIELD_EVERY == 0) {
+            Thread.yield();
+        }
+        return did >= 0;
     }
 
     private int drive() {
@@ -210,7 +220,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 idleRounds = 0;
                 continue;
             }
-            if (++idleRounds < 64) {
+            if (++idleRounds < SPIN_ROUNDS) {
                 Thread.onSpinWait();
                 continue;
             }

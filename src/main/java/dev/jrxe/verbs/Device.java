@@ -282,6 +282,13 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
+        if (Boolean.getBoolean("jrxe.dumpCounters")) {
+            StringBuilder sb = new StringBuilder(config.name).append(" counters:");
+            for (int i = 0; i < TransportCounters.count(); i++) {
+                sb.append(' ').append(TransportCounters.name(i)).append('=').append(counters().get(i));
+            }
+            System.err.println(sb);
+        }
         engine.close();
     }
 

@@ -28,6 +28,14 @@ public final class MemoryRegion implements AutoCloseable {
         }
     }
 
+    static MemoryRegion register(ProtectionDomain pd, java.lang.foreign.MemorySegment segment, int access) {
+        try {
+            return new MemoryRegion(pd, MemoryRegions.register(pd.device().keys(), pd.handle(), segment, access));
+        } catch (MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+    }
+
     public ProtectionDomain pd() {
         return pd;
     }

@@ -26,7 +26,8 @@ public final class ProtectionDomain implements AutoCloseable {
         if (!segment.isNative()) {
             throw VerbsException.einval("memory regions need native memory");
         }
-        return registerMemory(segment.address(), segment.byteSize(), access);
+        device.ensureOpen();
+        return MemoryRegion.register(this, segment, access);
     }
 
     /** {@code ibv_reg_mr(pd, addr, length, access)}; addr 0 + length -1 with ON_DEMAND is implicit ODP. */
