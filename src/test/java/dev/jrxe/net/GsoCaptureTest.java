@@ -2,6 +2,8 @@ package dev.jrxe.net;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -14,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Real RoCE traffic between two links on port 4791, captured by tcpdump, checked by roce_check.py.
+ * Real RoCE traffic between two links on port 4791, captured by tcpdump and by the links' own
+ * pcapng, both checked by roce_check.py, in every mode.
  * Runs in network namespaces the test creates, so it can use port 4791 and change lo's offloads
  * without touching the host. Needs root, ip, ethtool, tcpdump, tshark and python3-scapy.
  */
@@ -86,8 +89,9 @@ class GsoCaptureTest {
         return sealedId;
     }
 
-    @Test
-    void shouldPutTheSealedIpIdOnEveryGsoSegmentAsTcpdumpSeesIt(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldPutTheSealedIpIdOnEveryDatagramAsTcpdumpSeesIt(LinkMode mode, @TempDir Path dir) throws Exception {
         List<Send> plan = traffic();
         Path wire = dir.resolve("tcpdump.pcap");
         Path recorded = dir.resolve("link.pcapng");
@@ -96,7 +100,7 @@ class GsoCaptureTest {
             ns.segmentBeforeTap();
             Process tcpdump = ns.tcpdump(wire, "udp port " + PORT);
             try {
-                sealedId = ns.call(() -> sendAndReceive(LinkMode.GSO, recorded, plan));
+                sealedId = ns.call(() -> sendAndReceive(mode, recorded, plan));
                 waitForFrames(wire, plan);
             } finally {
                 tcpdump.destroy();
@@ -109,14 +113,22 @@ class GsoCaptureTest {
         assertThat(onWire.exit()).isZero();
 
         Map<Integer, Integer> wireId = new HashMap<>();
-        for (String[] f : Tools.tsharkFields(wire, "infiniband", "infiniband.bth.psn", "ip.id", "ip.flags.df", "ip.ttl")) {
+        for (String[] f : Tools.tsharkFields(wire, "infiniband", "infiniband.bth.psn", "ip.id", "ip.flags.df", "ip.ttl",
+                "udp.checksum")) {
             wireId.put(Integer.parseInt(f[0]), Integer.decode(f[1]));
             assertThat(f[2]).isIn("1", "True");
             assertThat(f[3]).isEqualTo("64");
+            if (mode == LinkMode.MMSG) {
+                assertThat(Integer.decode(f[4])).as("UDP checksum, as rxe sends it").isZero();
+            }
         }
         assertThat(wireId).isEqualTo(sealedId);
-        // the trains really went as GSO: IDs beyond 0 prove segments of one message
-        assertThat(sealedId.values()).contains(14, 9);
+        if (mode == LinkMode.GSO) {
+            // the trains really went as GSO: IDs beyond 0 prove segments of one message
+            assertThat(sealedId.values()).contains(14, 9);
+        } else {
+            assertThat(sealedId.values()).containsOnly(0);
+        }
 
         Tools.Result inFile = Tools.roceCheck(recorded);
         assertThat(inFile.lastLine()).isEqualTo(2 * plan.size() + " passed, 0 failed");
