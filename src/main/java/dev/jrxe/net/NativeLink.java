@@ -390,7 +390,7 @@ final class NativeLink extends AbstractLink {
     private void waitWritable(int s, long nanos) {
         SocketStructs.pollfd(pollFds, 0, s, Sockets.POLLOUT);
         SocketStructs.timespec(timespec, 0, nanos);
-        Sockets.ppoll(callState, pollFds, 1, timespec);
+        Sockets.ppoll(pollFds, 1, timespec);
     }
 
     // ------------------------------------------------------------------ receive
@@ -448,11 +448,8 @@ final class NativeLink extends AbstractLink {
             rxMsgs.set(JAVA_LONG, m + MSG_CONTROLLEN, gro ? RX_CONTROL : 0);
             rxMsgs.set(JAVA_INT, m + MSG_FLAGS, 0);
         }
-        int r;
-        do {
-            r = Sockets.recvmmsg(callState, fd, rxMsgs, rxMessages, Sockets.MSG_DONTWAIT);
-            counters.receiveCall();
-        } while (r == -dev.jrxe.sys.Errno.EINTR);
+        int r = Sockets.recvmmsg(fd, rxMsgs, rxMessages, Sockets.MSG_DONTWAIT);
+        counters.receiveCall();
         rxIndex = 0;
         rxOffset = 0;
         if (r <= 0) {
@@ -495,12 +492,12 @@ final class NativeLink extends AbstractLink {
         SocketStructs.pollfd(pollFds, 0, fd, Sockets.POLLIN);
         SocketStructs.pollfd(pollFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
         SocketStructs.timespec(timespec, 0, Math.max(0, timeoutNanos));
-        int r = Sockets.ppoll(callState, pollFds, 2, timespec);
+        int r = Sockets.ppoll(pollFds, 2, timespec);
         if (r <= 0) {
             return false;
         }
         if ((SocketStructs.pollRevents(pollFds, SocketStructs.POLLFD_SIZE) & Sockets.POLLIN) != 0) {
-            Sockets.read(callState, eventFd, scratch, 8);
+            Sockets.read(eventFd, scratch, 8);
         }
         return (SocketStructs.pollRevents(pollFds, 0) & Sockets.POLLIN) != 0;
     }
