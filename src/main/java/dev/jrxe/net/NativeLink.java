@@ -248,6 +248,16 @@ final class NativeLink extends AbstractLink {
         return f;
     }
 
+    /** Sets an int socket option on the link's own socket (tests use it to make GSO fail); returns 0 or -errno. */
+    int setOption(int level, int name, int value) {
+        return Sockets.setsockopt(callState, fd, level, name, value, scratch);
+    }
+
+    /** True while trains still go as GSO messages (false after the route refused GSO). */
+    boolean gsoActive() {
+        return gso;
+    }
+
     // ------------------------------------------------------------------ send
 
     @Override
