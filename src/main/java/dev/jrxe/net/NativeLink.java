@@ -78,6 +78,8 @@ final class NativeLink extends AbstractLink {
     private int rxIndex;
     private int rxOffset;
     private int rxDirty;
+    /** The last recvmmsg returned fewer messages than asked: the socket was empty a moment ago. */
+    private boolean rxDrained;
 
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
@@ -452,6 +454,15 @@ final class NativeLink extends AbstractLink {
     }
 
     private boolean receiveBatch() {
+        if (rxDrained) {
+            // Skip the recvmmsg that would most likely just say EAGAIN, once: the caller polls
+            // again or waits in awaitReadable, which checks the socket itself.
+            rxDrained = false;
+            rxIndex = 0;
+            rxOffset = 0;
+            rxReady = 0;
+            return false;
+        }
         for (int i = 0; i < rxDirty; i++) {
             long m = (long) i * MMSGHDR_SIZE;
             rxMsgs.set(JAVA_INT, m + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
@@ -469,6 +480,7 @@ final class NativeLink extends AbstractLink {
         }
         rxReady = r;
         rxDirty = r;
+        rxDrained = r < rxMessages;
         return true;
     }
 
@@ -499,6 +511,7 @@ final class NativeLink extends AbstractLink {
         if (rxIndex < rxReady) {
             return true;
         }
+        rxDrained = false;
         SocketStructs.pollfd(pollFds, 0, fd, Sockets.POLLIN);
         SocketStructs.pollfd(pollFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
         SocketStructs.timespec(timespec, 0, Math.max(0, timeoutNanos));

@@ -251,6 +251,27 @@ class LinkTest {
 
     @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldReceiveEverythingWhenBusyPollingWithoutEverWaiting(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            Collector got = new Collector();
+            int psn = 0;
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 1 + round; i++) {
+                    sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, i % 2 == 0 ? TestRoce.DATAGRAM_4K : 300);
+                }
+                p.a.flush();
+                while (got.size() < psn) {
+                    p.b.poll(got, 64);
+                }
+            }
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn)
+                    .containsExactlyElementsOf(java.util.stream.IntStream.range(0, psn).boxed().toList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     void shouldSendTheRestOfTheBatchThenRethrowWhenTheSealerThrows(LinkMode mode) throws Exception {
         DatagramSealer failing = (b, o, l, s, d, sp, dp, id) -> {
             if (TestRoce.psn(b, o) == 2) {
