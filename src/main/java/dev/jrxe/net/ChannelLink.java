@@ -213,7 +213,13 @@ final class ChannelLink extends AbstractLink {
 
     @Override
     public void wakeup() {
-        selector.wakeup();
+        if (!closed) {
+            try {
+                selector.wakeup();
+            } catch (java.nio.channels.ClosedSelectorException e) {
+                // closed meanwhile: nothing to wake
+            }
+        }
     }
 
     @Override

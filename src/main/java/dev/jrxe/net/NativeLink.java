@@ -78,6 +78,8 @@ final class NativeLink extends AbstractLink {
     private int rxIndex;
     private int rxOffset;
     private int rxDirty;
+    /** The last recvmmsg returned fewer messages than asked: the socket was empty a moment ago. */
+    private boolean rxDrained;
 
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
@@ -248,6 +250,16 @@ final class NativeLink extends AbstractLink {
         return f;
     }
 
+    /** Sets an int socket option on the link's own socket (tests use it to make GSO fail); returns 0 or -errno. */
+    int setOption(int level, int name, int value) {
+        return Sockets.setsockopt(callState, fd, level, name, value, scratch);
+    }
+
+    /** True while trains still go as GSO messages (false after the route refused GSO). */
+    boolean gsoActive() {
+        return gso;
+    }
+
     // ------------------------------------------------------------------ send
 
     @Override
@@ -390,7 +402,7 @@ final class NativeLink extends AbstractLink {
     private void waitWritable(int s, long nanos) {
         SocketStructs.pollfd(pollFds, 0, s, Sockets.POLLOUT);
         SocketStructs.timespec(timespec, 0, nanos);
-        Sockets.ppoll(callState, pollFds, 1, timespec);
+        Sockets.ppoll(pollFds, 1, timespec);
     }
 
     // ------------------------------------------------------------------ receive
@@ -442,17 +454,23 @@ final class NativeLink extends AbstractLink {
     }
 
     private boolean receiveBatch() {
+        if (rxDrained) {
+            // Skip the recvmmsg that would most likely just say EAGAIN, once: the caller polls
+            // again or waits in awaitReadable, which checks the socket itself.
+            rxDrained = false;
+            rxIndex = 0;
+            rxOffset = 0;
+            rxReady = 0;
+            return false;
+        }
         for (int i = 0; i < rxDirty; i++) {
             long m = (long) i * MMSGHDR_SIZE;
             rxMsgs.set(JAVA_INT, m + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
             rxMsgs.set(JAVA_LONG, m + MSG_CONTROLLEN, gro ? RX_CONTROL : 0);
             rxMsgs.set(JAVA_INT, m + MSG_FLAGS, 0);
         }
-        int r;
-        do {
-            r = Sockets.recvmmsg(callState, fd, rxMsgs, rxMessages, Sockets.MSG_DONTWAIT);
-            counters.receiveCall();
-        } while (r == -dev.jrxe.sys.Errno.EINTR);
+        int r = Sockets.recvmmsg(fd, rxMsgs, rxMessages, Sockets.MSG_DONTWAIT);
+        counters.receiveCall();
         rxIndex = 0;
         rxOffset = 0;
         if (r <= 0) {
@@ -462,6 +480,7 @@ final class NativeLink extends AbstractLink {
         }
         rxReady = r;
         rxDirty = r;
+        rxDrained = r < rxMessages;
         return true;
     }
 
@@ -492,15 +511,16 @@ final class NativeLink extends AbstractLink {
         if (rxIndex < rxReady) {
             return true;
         }
+        rxDrained = false;
         SocketStructs.pollfd(pollFds, 0, fd, Sockets.POLLIN);
         SocketStructs.pollfd(pollFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
         SocketStructs.timespec(timespec, 0, Math.max(0, timeoutNanos));
-        int r = Sockets.ppoll(callState, pollFds, 2, timespec);
+        int r = Sockets.ppoll(pollFds, 2, timespec);
         if (r <= 0) {
             return false;
         }
         if ((SocketStructs.pollRevents(pollFds, SocketStructs.POLLFD_SIZE) & Sockets.POLLIN) != 0) {
-            Sockets.read(callState, eventFd, scratch, 8);
+            Sockets.read(eventFd, scratch, 8);
         }
         return (SocketStructs.pollRevents(pollFds, 0) & Sockets.POLLIN) != 0;
     }

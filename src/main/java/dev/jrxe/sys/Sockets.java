@@ -17,7 +17,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * FFM bindings to the Linux (x86-64/aarch64) socket calls the batched link needs: socket, bind,
  * setsockopt, sendmmsg, recvmmsg, ppoll, eventfd. Calls that can fail return {@code -errno}
  * instead of -1, so callers need no thread-local errno; the errno is captured into a per-caller
- * {@link #newCallState call state} segment, which keeps the calls allocation-free.
+ * {@link #newCallState call state} segment.
+ *
+ * <p>The per-packet calls avoid errno capture: the JDK slices the capture segment on every call,
+ * an allocation that only disappears when the JIT inlines the whole downcall. {@link #recvmmsg}
+ * and {@link #ppoll} report failure as -1 without errno (the receive path treats EAGAIN, EINTR
+ * and errors alike: nothing now); a failed {@link #sendmmsg}, which sent nothing, is made once
+ * more with capture to learn its errno.
  *
  * <p>Struct layouts live in {@link SocketStructs}.
  */
@@ -84,15 +90,16 @@ public final class Sockets {
     private static final MethodHandle GETSOCKOPT = bind("getsockopt",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle CLOSE = bind("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SENDMMSG = bind("sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    private static final MethodHandle RECVMMSG = bind("recvmmsg",
+    private static final FunctionDescriptor SENDMMSG_FD = FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT);
+    private static final MethodHandle SENDMMSG = bind("sendmmsg", SENDMMSG_FD);
+    private static final MethodHandle SENDMMSG_FAST = bindNoErrno("sendmmsg", SENDMMSG_FD);
+    private static final MethodHandle RECVMMSG_FAST = bindNoErrno("recvmmsg",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle PPOLL = bind("ppoll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    private static final MethodHandle PPOLL_FAST = bindNoErrno("ppoll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     private static final MethodHandle EVENTFD = bind("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle READ = bind("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle READ_FAST = bindNoErrno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     /** write(2) without errno capture: used by {@link #signal} from any thread. */
-    private static final MethodHandle WRITE_NO_ERRNO = LINKER.downcallHandle(
-            LINKER.defaultLookup().findOrThrow("write"), FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle WRITE_NO_ERRNO = bindNoErrno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
 
     /** The 8-byte value 1, written to an eventfd to signal it; read-only after class init. */
     private static final MemorySegment ONE = Arena.global().allocate(JAVA_LONG);
@@ -106,6 +113,10 @@ public final class Sockets {
 
     private static MethodHandle bind(String name, FunctionDescriptor fd) {
         return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), fd, CAPTURE_ERRNO);
+    }
+
+    private static MethodHandle bindNoErrno(String name, FunctionDescriptor fd) {
+        return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), fd);
     }
 
     private static volatile Boolean available;
@@ -209,19 +220,27 @@ public final class Sockets {
         }
     }
 
-    /** sendmmsg(2); returns how many messages went out, or -errno. */
+    /**
+     * sendmmsg(2); returns how many messages went out, or -errno. A failure is retried once with
+     * errno capture (sendmmsg fails only when its first message did not go, so nothing repeats).
+     */
     public static int sendmmsg(MemorySegment state, int fd, MemorySegment msgvec, int vlen, int flags) {
         try {
+            int r = (int) SENDMMSG_FAST.invokeExact(fd, msgvec, vlen, flags);
+            if (r >= 0) {
+                return r;
+            }
             return result((int) SENDMMSG.invokeExact(state, fd, msgvec, vlen, flags), state);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** recvmmsg(2) without timeout; returns how many messages arrived, or -errno. */
-    public static int recvmmsg(MemorySegment state, int fd, MemorySegment msgvec, int vlen, int flags) {
+    /** recvmmsg(2) without timeout; returns how many messages arrived, or -1 (none now, errno not reported). */
+    public static int recvmmsg(int fd, MemorySegment msgvec, int vlen, int flags) {
         try {
-            return result((int) RECVMMSG.invokeExact(state, fd, msgvec, vlen, flags, MemorySegment.NULL), state);
+            int r = (int) RECVMMSG_FAST.invokeExact(fd, msgvec, vlen, flags, MemorySegment.NULL);
+            return r >= 0 ? r : -1;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -229,11 +248,13 @@ public final class Sockets {
 
     /**
      * ppoll(2) over {@code nfds} pollfd structs; {@code timespec} is a {@link SocketStructs#TIMESPEC_SIZE}
-     * segment or {@link MemorySegment#NULL} to wait forever. Returns the number of ready fds or -errno.
+     * segment or {@link MemorySegment#NULL} to wait forever. Returns the number of ready fds, or -1
+     * (interrupted or failed; errno not reported).
      */
-    public static int ppoll(MemorySegment state, MemorySegment fds, int nfds, MemorySegment timespec) {
+    public static int ppoll(MemorySegment fds, int nfds, MemorySegment timespec) {
         try {
-            return result((int) PPOLL.invokeExact(state, fds, (long) nfds, timespec, MemorySegment.NULL), state);
+            int r = (int) PPOLL_FAST.invokeExact(fds, (long) nfds, timespec, MemorySegment.NULL);
+            return r >= 0 ? r : -1;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -248,11 +269,11 @@ public final class Sockets {
         }
     }
 
-    /** read(2); returns bytes read or -errno. */
-    public static long read(MemorySegment state, int fd, MemorySegment buf, long len) {
+    /** read(2); returns bytes read, or -1 (errno not reported). */
+    public static long read(int fd, MemorySegment buf, long len) {
         try {
-            long r = (long) READ.invokeExact(state, fd, buf, len);
-            return r >= 0 ? r : -errno(state);
+            long r = (long) READ_FAST.invokeExact(fd, buf, len);
+            return r >= 0 ? r : -1;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -7,7 +7,7 @@ import java.util.List;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /** A handler that keeps a copy of every datagram it is given, for assertions. */
-final class Collector implements DatagramHandler {
+class Collector implements DatagramHandler {
     record Datagram(byte[] data, int srcAddr, int srcPort, int dstAddr) {
         int psn() {
             return TestRoce.psn(MemorySegment.ofArray(data), 0);

@@ -251,6 +251,27 @@ class LinkTest {
 
     @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldReceiveEverythingWhenBusyPollingWithoutEverWaiting(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            Collector got = new Collector();
+            int psn = 0;
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 1 + round; i++) {
+                    sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, psn++, i % 2 == 0 ? TestRoce.DATAGRAM_4K : 300);
+                }
+                p.a.flush();
+                while (got.size() < psn) {
+                    p.b.poll(got, 64);
+                }
+            }
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn)
+                    .containsExactlyElementsOf(java.util.stream.IntStream.range(0, psn).boxed().toList());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     void shouldSendTheRestOfTheBatchThenRethrowWhenTheSealerThrows(LinkMode mode) throws Exception {
         DatagramSealer failing = (b, o, l, s, d, sp, dp, id) -> {
             if (TestRoce.psn(b, o) == 2) {
@@ -339,6 +360,39 @@ class LinkTest {
         }
         assertThatThrownBy(p.a::claim).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> p.a.poll(new Collector(), 1)).isInstanceOf(IllegalStateException.class);
+        p.a.wakeup(); // harmless after close
+        p.a.close(); // and so is a second close
+    }
+
+    @Test
+    void shouldFallBackToSingleDatagramsResealedWithIdZeroWhenTheRouteRefusesGso() throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        DatagramSealer recording = (b, o, l, s, d, sp, dp, id) -> {
+            ids.add(id);
+            TestRoce.SEALER.seal(b, o, l, s, d, sp, dp, id);
+        };
+        try (LinkPair p = LinkPair.open(LinkMode.GSO, recording)) {
+            NativeLink a = (NativeLink) p.a;
+            // the kernel refuses UDP GSO (EINVAL) on a socket that sends without UDP checksums
+            assertThat(a.setOption(dev.jrxe.sys.Sockets.SOL_SOCKET, dev.jrxe.sys.Sockets.SO_NO_CHECK, 1)).isZero();
+            for (int i = 0; i < 5; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, TestRoce.DATAGRAM_4K);
+            }
+            assertThat(p.a.flush()).isEqualTo(5);
+            assertThat(a.gsoActive()).isFalse();
+            Collector got = new Collector().receive(p.b, 5);
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn).containsExactly(0, 1, 2, 3, 4);
+            for (Collector.Datagram d : got.datagrams) {
+                MemorySegment s = MemorySegment.ofArray(d.data());
+                int wire = s.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN),
+                        d.data().length - 4);
+                assertThat(wire).isEqualTo(TestRoce.icrc(s, 0, d.data().length, p.addrA(), p.addrB(),
+                        p.a.localPort(), p.b.localPort(), 0));
+            }
+            assertThat(p.a.counters().drops(DropReason.SEND_FAILED)).isZero();
+        }
+        // first sealed as one train, then again one by one with ID 0
+        assertThat(ids).containsExactly(0, 1, 2, 3, 4, 0, 0, 0, 0, 0);
     }
 
     @ParameterizedTest
