@@ -39,6 +39,8 @@ final class SafeAccess {
 
     /** Whether process_vm_readv works here (it may be filtered by seccomp). */
     static final boolean KERNEL_COPY_AVAILABLE = probeKernelCopy();
+    /** Whether the kernel knows MADV_POPULATE_READ/WRITE (Linux 5.14+). */
+    static final boolean POPULATE_AVAILABLE = probePopulate();
 
     private SafeAccess() {
     }
@@ -46,6 +48,11 @@ final class SafeAccess {
     private static boolean probeKernelCopy() {
         MemorySegment probe = Arena.global().allocate(16, 8);
         return Mem.processVmRead(probe.address(), probe.address() + 8, 8) == 8;
+    }
+
+    private static boolean probePopulate() {
+        MemorySegment probe = Arena.global().allocate(Mem.PAGE_SIZE, Mem.PAGE_SIZE);
+        return Mem.madvise(probe.address(), Mem.PAGE_SIZE, Mem.MADV_POPULATE_READ) == 0;
     }
 
     static String name(int mode) {
@@ -241,19 +248,21 @@ final class SafeAccess {
     /**
      * Makes the page-rounded range present for reading ({@code write} false) or writing, without
      * ever faulting the JVM (MADV_POPULATE_READ/WRITE). Returns 0 or an errno: EFAULT when part of
-     * the range is not mapped or lacks the permission.
+     * the range is not mapped or lacks the permission, ENOMEM when memory runs out.
      */
     static int populate(long addr, long len, boolean write) {
         long start = Mem.alignDown(addr, Mem.PAGE_SIZE);
         long end = Mem.alignUp(addr + len, Mem.PAGE_SIZE);
+        if (!POPULATE_AVAILABLE) {
+            // Old kernel: mincore at least tells whether the range is mapped.
+            return Mem.residentPages(start, end - start) >= 0 ? 0 : Errno.EFAULT;
+        }
         int r = Mem.madvise(start, end - start, write ? Mem.MADV_POPULATE_WRITE : Mem.MADV_POPULATE_READ);
         if (r == 0) {
             return 0;
         }
-        if (r == -Errno.EINVAL) {
-            // Kernel without MADV_POPULATE_*: mincore at least tells whether it is mapped.
-            return Mem.residentPages(start, end - start) >= 0 ? 0 : Errno.EFAULT;
-        }
+        // EINVAL: permissions do not allow it (PROT_NONE, read-only for writing); ENOMEM: not
+        // mapped, or truly out of memory (mincore tells which); EFAULT: would SIGBUS/SIGSEGV.
         return r == -Errno.ENOMEM && Mem.residentPages(start, end - start) >= 0 ? Errno.ENOMEM : Errno.EFAULT;
     }
 }
