@@ -21,6 +21,9 @@ import java.lang.invoke.VarHandle;
  *       unmapped memory. For raw addresses, implicit ODP outside jrxe's allocator, and
  *       global-scope (reinterpreted) segments. About 2 µs per call on a VM with KPTI, against
  *       ~50 ns for a direct 4 KiB copy: the price of safety for memory jrxe cannot watch.</li>
+ *   <li>{@link #REVOKED}: nothing; every access is a {@code FAULT}. A pinned region whose memory
+ *       was unmapped through the allocator ends here: a real pinned MR keeps its old pages, so it
+ *       must never start touching whatever gets mapped at that address later.</li>
  * </ul>
  * Methods return {@link MemStatus} codes. Atomics always take an {@link AtomicStripes} lock so
  * the three paths stay atomic with respect to each other.
@@ -29,6 +32,8 @@ final class SafeAccess {
     static final int DIRECT = 0;
     static final int SCOPED = 1;
     static final int KERNEL = 2;
+    /** No access: the pinned pages are gone (unmapped through the allocator). */
+    static final int REVOKED = 3;
 
     /** A segment over the whole address space: direct access by absolute address. */
     static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -59,6 +64,7 @@ final class SafeAccess {
         return switch (mode) {
             case DIRECT -> "direct";
             case SCOPED -> "scoped";
+            case REVOKED -> "revoked";
             default -> "kernel";
         };
     }
@@ -68,6 +74,8 @@ final class SafeAccess {
             return MemStatus.OK;
         }
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 MemorySegment.copy(ALL, addr, dst, dstOffset, len);
                 return MemStatus.OK;
@@ -91,6 +99,8 @@ final class SafeAccess {
             return MemStatus.OK;
         }
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 MemorySegment.copy(src, srcOffset, ALL, addr, len);
                 return MemStatus.OK;
@@ -199,6 +209,8 @@ final class SafeAccess {
     /** One atomic on the word at {@code addr}; the caller holds its stripe. */
     private static int atomic(int mode, MemorySegment scoped, long addr, int op, long a, long b, long[] original) {
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 return cpuAtomic(ALL, addr, op, a, b, original);
             case SCOPED:

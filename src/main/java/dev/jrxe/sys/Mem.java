@@ -32,6 +32,7 @@ public final class Mem {
     public static final int MAP_ANONYMOUS = 0x20;
     public static final int MAP_NORESERVE = 0x4000;
     public static final int MAP_POPULATE = 0x8000;
+    public static final int MAP_FIXED_NOREPLACE = 0x100000;
 
     public static final int MADV_WILLNEED = 3;
     public static final int MADV_DONTNEED = 4;

@@ -107,7 +107,7 @@ class PinnedRegionTest {
         assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.DIRECT);
         roundTrip(r, mem.address() + 100, 5000);
         NativeMemory.unmap(mem);
-        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.KERNEL);
+        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.REVOKED);
         MemorySegment buf = Arena.ofAuto().allocate(64);
         assertThat(r.read(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.write(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
