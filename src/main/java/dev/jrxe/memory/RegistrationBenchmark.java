@@ -44,40 +44,45 @@ public final class RegistrationBenchmark {
      *                    call pins present pages; false also times populating them
      * @param progress    receives progress lines (e.g. for stderr); may be null
      * @param config      memory settings of the key table the benchmark registers in
+     * @param jitWarmup   untimed registrations per kind before the plan, to time compiled code
      */
     public record Options(long[] sizes, int runs, long seed, Set<RegionKind> kinds, boolean touchPinned,
-                          Consumer<String> progress, MemoryConfig config) {
+                          Consumer<String> progress, MemoryConfig config, int jitWarmup) {
         public static Options defaults() {
             return new Options(DEFAULT_SIZES, 30, 42, EnumSet.allOf(RegionKind.class), true, null,
-                    MemoryConfig.fromConfiguration());
+                    MemoryConfig.fromConfiguration(), 2000);
+        }
+
+        public Options withJitWarmup(int value) {
+            return new Options(sizes, runs, seed, kinds, touchPinned, progress, config, value);
         }
 
         public Options withConfig(MemoryConfig value) {
-            return new Options(sizes, runs, seed, kinds, touchPinned, progress, value);
+            return new Options(sizes, runs, seed, kinds, touchPinned, progress, value, jitWarmup);
         }
 
         public Options withSizes(long... value) {
-            return new Options(value, runs, seed, kinds, touchPinned, progress, config);
+            return new Options(value, runs, seed, kinds, touchPinned, progress, config, jitWarmup);
         }
 
         public Options withRuns(int value) {
-            return new Options(sizes, value, seed, kinds, touchPinned, progress, config);
+            return new Options(sizes, value, seed, kinds, touchPinned, progress, config, jitWarmup);
         }
 
         public Options withSeed(long value) {
-            return new Options(sizes, runs, value, kinds, touchPinned, progress, config);
+            return new Options(sizes, runs, value, kinds, touchPinned, progress, config, jitWarmup);
         }
 
         public Options withKinds(Set<RegionKind> value) {
-            return new Options(sizes, runs, seed, value, touchPinned, progress, config);
+            return new Options(sizes, runs, seed, value, touchPinned, progress, config, jitWarmup);
         }
 
         public Options withTouchPinned(boolean value) {
-            return new Options(sizes, runs, seed, kinds, value, progress, config);
+            return new Options(sizes, runs, seed, kinds, value, progress, config, jitWarmup);
         }
 
         public Options withProgress(Consumer<String> value) {
-            return new Options(sizes, runs, seed, kinds, touchPinned, value, config);
+            return new Options(sizes, runs, seed, kinds, touchPinned, value, config, jitWarmup);
         }
     }
 
@@ -102,7 +107,6 @@ public final class RegistrationBenchmark {
     /** Runs the registration benchmark; rows ordered by kind, then size. */
     public static List<Row> run(Options options) {
         KeyTable table = new KeyTable(options.config());
-        long rssBefore = rssKib();
         Map<Long, MemorySegment> pinnedBuffers = new HashMap<>();
         Map<Long, MemorySegment> odpBuffers = new HashMap<>();
         try {
@@ -137,43 +141,48 @@ public final class RegistrationBenchmark {
             }
             int buckets = kinds.size() * options.sizes().length;
             long[][] samples = new long[buckets][options.runs()];
+            long[][] rssBefore = new long[buckets][options.runs()];
+            long[][] rssDuring = new long[buckets][options.runs()];
             int[] counts = new int[buckets];
             int[] failures = new int[buckets];
             int[] errnos = new int[buckets];
-            long[] rssDuring = new long[buckets];
             boolean[] warmedUp = new boolean[buckets];
+            warmUpJit(table, kinds, pinnedBuffers, odpBuffers, options);
             int done = 0;
             for (long[] step : plan) {
                 RegionKind kind = kinds.get((int) step[0]);
                 long size = options.sizes()[(int) step[1]];
                 int bucket = (int) step[0] * options.sizes().length + (int) step[1];
                 MemorySegment buffer = kind == RegionKind.PINNED ? pinnedBuffers.get(size) : odpBuffers.get(size);
+                boolean timed = warmedUp[bucket]; // the first entry of a bucket is its warm-up
+                warmedUp[bucket] = true;
+                int n = counts[bucket];
+                if (timed) {
+                    rssBefore[bucket][n] = rssKib();
+                }
                 long t0 = System.nanoTime();
                 Region region = null;
                 int errno = 0;
                 try {
-                    region = switch (kind) {
-                        case PINNED -> MemoryRegions.register(table, 1, buffer, Access.LOCAL_WRITE);
-                        case ODP -> MemoryRegions.register(table, 1, buffer, Access.LOCAL_WRITE | Access.ON_DEMAND);
-                        case IMPLICIT_ODP -> MemoryRegions.registerImplicit(table, 1, Access.LOCAL_WRITE);
-                    };
+                    region = register(table, kind, buffer);
                 } catch (MemoryException e) {
                     errno = e.errno();
                 }
                 long elapsed = System.nanoTime() - t0;
-                if (!warmedUp[bucket]) {
-                    warmedUp[bucket] = true; // the first entry of a bucket is its warm-up
-                } else {
-                    samples[bucket][counts[bucket]++] = elapsed;
+                if (timed) {
+                    samples[bucket][n] = elapsed;
+                    rssDuring[bucket][n] = rssKib();
+                    counts[bucket]++;
                     if (region == null) {
                         failures[bucket]++;
                         errnos[bucket] = errno;
-                    } else {
-                        rssDuring[bucket] = rssKib();
                     }
                 }
                 if (region != null) {
                     region.close();
+                }
+                if (kind == RegionKind.PINNED && !options.touchPinned()) {
+                    NativeMemory.release(buffer, 0, Mem.alignUp(size, Mem.PAGE_SIZE));
                 }
                 done++;
                 if (options.progress() != null && done % Math.max(1, plan.size() / 20) == 0) {
@@ -184,11 +193,11 @@ public final class RegistrationBenchmark {
             for (int k = 0; k < kinds.size(); k++) {
                 for (int s = 0; s < options.sizes().length; s++) {
                     int b = k * options.sizes().length + s;
-                    long[] sorted = Arrays.copyOf(samples[b], counts[b]);
-                    Arrays.sort(sorted);
+                    long[] sorted = sorted(samples[b], counts[b]);
                     rows.add(new Row(kindName(kinds.get(k)), options.sizes()[s], counts[b], rank(sorted, 0.50),
                             rank(sorted, 0.95), rank(sorted, 0.99), rank(sorted, 0), rank(sorted, 1), failures[b],
-                            errnos[b], rssBefore, rssDuring[b]));
+                            errnos[b], rank(sorted(rssBefore[b], counts[b]), 0.5),
+                            rank(sorted(rssDuring[b], counts[b]), 0.5)));
                 }
             }
             return rows;
@@ -196,6 +205,39 @@ public final class RegistrationBenchmark {
             pinnedBuffers.values().forEach(NativeMemory::unmap);
             odpBuffers.values().forEach(NativeMemory::unmap);
         }
+    }
+
+    private static Region register(KeyTable table, RegionKind kind, MemorySegment buffer) {
+        return switch (kind) {
+            case PINNED -> MemoryRegions.register(table, 1, buffer, Access.LOCAL_WRITE);
+            case ODP -> MemoryRegions.register(table, 1, buffer, Access.LOCAL_WRITE | Access.ON_DEMAND);
+            case IMPLICIT_ODP -> MemoryRegions.registerImplicit(table, 1, Access.LOCAL_WRITE);
+        };
+    }
+
+    /**
+     * Untimed registrations of each kind at the smallest size, so that the timed ones run compiled
+     * code (a C benchmark needs no such step; without it the first buckets would time the JIT).
+     */
+    private static void warmUpJit(KeyTable table, List<RegionKind> kinds, Map<Long, MemorySegment> pinned,
+                                  Map<Long, MemorySegment> odp, Options options) {
+        long smallest = Arrays.stream(options.sizes()).min().orElse(4096);
+        for (RegionKind kind : kinds) {
+            MemorySegment buffer = kind == RegionKind.PINNED ? pinned.get(smallest) : odp.get(smallest);
+            for (int i = 0; i < options.jitWarmup(); i++) {
+                try {
+                    register(table, kind, buffer).close();
+                } catch (MemoryException e) {
+                    break; // the timed runs record the failure
+                }
+            }
+        }
+    }
+
+    private static long[] sorted(long[] values, int count) {
+        long[] copy = Arrays.copyOf(values, count);
+        Arrays.sort(copy);
+        return copy;
     }
 
     /** Nearest-rank percentile of a sorted sample ({@code q} in [0, 1]); 0 when empty. */
@@ -212,8 +254,9 @@ public final class RegistrationBenchmark {
     }
 
     /**
-     * Average cost of reading and writing {@code size} bytes through each access path (direct on
-     * jrxe's allocator, through a shared-arena segment, through the kernel), via pinned regions.
+     * Cost of reading and writing {@code size} bytes through each access path (direct on jrxe's
+     * allocator, through a shared-arena segment, through the kernel), via pinned regions: the best
+     * of five rounds of {@code iterations} copies (a shared machine adds noise, never speed).
      */
     public static List<CopyRow> copyCosts(long[] sizes, int iterations) {
         KeyTable table = new KeyTable(MemoryConfig.fromConfiguration());
@@ -234,7 +277,9 @@ public final class RegistrationBenchmark {
                 for (int p = 0; p < regions.length; p++) {
                     Region r = regions[p];
                     long base = r.start();
-                    for (int round = 0; round < 2; round++) { // the first round warms up
+                    double bestRead = Double.MAX_VALUE;
+                    double bestWrite = Double.MAX_VALUE;
+                    for (int round = 0; round < 6; round++) { // round 0 warms up; best of the rest
                         long t0 = System.nanoTime();
                         for (int i = 0; i < iterations; i++) {
                             r.read(base + (i & 15) * size, buffer, 0, size);
@@ -244,11 +289,13 @@ public final class RegistrationBenchmark {
                             r.write(base + (i & 15) * size, buffer, 0, size);
                         }
                         long t2 = System.nanoTime();
-                        if (round == 1) {
-                            rows.add(new CopyRow(names[p], "read", size, (t1 - t0) / (double) iterations));
-                            rows.add(new CopyRow(names[p], "write", size, (t2 - t1) / (double) iterations));
+                        if (round > 0) {
+                            bestRead = Math.min(bestRead, (t1 - t0) / (double) iterations);
+                            bestWrite = Math.min(bestWrite, (t2 - t1) / (double) iterations);
                         }
                     }
+                    rows.add(new CopyRow(names[p], "read", size, bestRead));
+                    rows.add(new CopyRow(names[p], "write", size, bestWrite));
                 }
             }
             table.deregisterAll();
@@ -273,6 +320,12 @@ public final class RegistrationBenchmark {
         MemorySegment src = Arena.ofAuto().allocate(4096);
         try {
             Region r = MemoryRegions.registerImplicit(table, 1, Access.LOCAL_WRITE);
+            for (int i = 0; i < chunks; i++) { // compile the cold path on another chunk range first
+                MemorySegment scratch = NativeMemory.map(OdpChunk.SIZE);
+                r.write(scratch.address(), src, 0, 4096);
+                r.write(scratch.address(), src, 0, 4096);
+                NativeMemory.unmap(scratch);
+            }
             long[] cold = new long[chunks];
             long[] warm = new long[chunks];
             for (int i = 0; i < chunks; i++) {

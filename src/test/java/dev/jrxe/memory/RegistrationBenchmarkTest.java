@@ -12,7 +12,7 @@ class RegistrationBenchmarkTest {
     void shouldProduceOneRowPerKindAndSizeWithOrderedStatistics() {
         List<String> progress = new java.util.ArrayList<>();
         List<RegistrationBenchmark.Row> rows = RegistrationBenchmark.run(RegistrationBenchmark.Options.defaults()
-                .withSizes(4096, 1 << 20).withRuns(5).withProgress(progress::add));
+                .withSizes(4096, 1 << 20).withRuns(5).withJitWarmup(20).withProgress(progress::add));
         assertThat(rows).extracting(RegistrationBenchmark.Row::kind)
                 .containsExactly("pinned", "pinned", "odp", "odp", "implicit", "implicit");
         for (RegistrationBenchmark.Row r : rows) {
@@ -32,7 +32,7 @@ class RegistrationBenchmarkTest {
     @Test
     void shouldRecordFailuresWithTheirErrno() {
         List<RegistrationBenchmark.Row> rows = RegistrationBenchmark.run(RegistrationBenchmark.Options.defaults()
-                .withSizes(64 * 1024).withRuns(3).withKinds(EnumSet.of(RegionKind.PINNED, RegionKind.IMPLICIT_ODP))
+                .withSizes(64 * 1024).withRuns(3).withJitWarmup(20).withKinds(EnumSet.of(RegionKind.PINNED, RegionKind.IMPLICIT_ODP))
                 .withConfig(MemoryConfig.fromConfiguration().withPinLimitBytes(4096)));
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0).kind()).isEqualTo("pinned");
