@@ -36,6 +36,7 @@ final class SafeAccess {
     static final int REVOKED = 3;
 
     /** A segment over the whole address space: direct access by absolute address. */
+    @SuppressWarnings("restricted") // used only under the DIRECT guarantees above
     static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final long BOUNCE = 64 * 1024;

@@ -17,6 +17,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** CMP_SWP, FETCH_ADD and ATOMIC_WRITE on every kind of key and access path. */
+@SuppressWarnings("restricted")
 class AtomicsTest {
     private static final long SIZE = 64 * KIB;
 

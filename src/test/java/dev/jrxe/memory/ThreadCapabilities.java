@@ -15,6 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * thread on Linux) and lowers RLIMIT_MEMLOCK, so that a test can meet the real mlock limit an
  * unprivileged user meets, even when the build runs as root.
  */
+@SuppressWarnings("restricted")
 final class ThreadCapabilities {
     private static final int CAP_IPC_LOCK = 14;
     private static final int VERSION_3 = 0x20080522;

@@ -21,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * FAULT, never a crash, and once the memory is gone (and its address range held by a PROT_NONE
  * reservation, so nothing else can appear there) every access is a FAULT.
  */
+@SuppressWarnings("restricted")
 class UnmapDuringTrafficTest {
     private static final long SIZE = 4 * MIB;
     private static final int THREADS = 2;
