@@ -1,5 +1,7 @@
 package dev.jrxe.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 
@@ -16,15 +18,26 @@ final class ChunkIndex {
     /** Chunk numbers below this fit (2^36 chunks of 2 MiB = 2^57 bytes). */
     static final long LIMIT = 1L << (3 * BITS);
 
-    private final AtomicReferenceArray<AtomicReferenceArray<AtomicReferenceArray<OdpChunk>>> top =
-            new AtomicReferenceArray<>(FAN);
+    private static final VarHandle TOP;
+
+    static {
+        try {
+            TOP = MethodHandles.lookup().findVarHandle(ChunkIndex.class, "top", AtomicReferenceArray.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Created on the first insert, so that registering costs no 16 KiB array. */
+    private volatile AtomicReferenceArray<AtomicReferenceArray<AtomicReferenceArray<OdpChunk>>> top;
 
     /** The chunk with this number, or null. */
     OdpChunk get(long index) {
-        if (index < 0 || index >= LIMIT) {
+        var root = top;
+        if (index < 0 || index >= LIMIT || root == null) {
             return null;
         }
-        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = top.get((int) (index >>> (2 * BITS)));
+        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = root.get((int) (index >>> (2 * BITS)));
         if (mid == null) {
             return null;
         }
@@ -49,10 +62,11 @@ final class ChunkIndex {
 
     /** Removes {@code chunk} if it is still the one in its slot. */
     boolean remove(long index, OdpChunk chunk) {
-        if (index < 0 || index >= LIMIT) {
+        var root = top;
+        if (index < 0 || index >= LIMIT || root == null) {
             return false;
         }
-        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = top.get((int) (index >>> (2 * BITS)));
+        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = root.get((int) (index >>> (2 * BITS)));
         if (mid == null) {
             return false;
         }
@@ -62,8 +76,9 @@ final class ChunkIndex {
 
     /** Visits every chunk (a weakly consistent walk). */
     void forEach(Consumer<OdpChunk> action) {
-        for (int t = 0; t < FAN; t++) {
-            AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = top.get(t);
+        var root = top;
+        for (int t = 0; root != null && t < FAN; t++) {
+            AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = root.get(t);
             if (mid == null) {
                 continue;
             }
@@ -83,11 +98,16 @@ final class ChunkIndex {
     }
 
     private AtomicReferenceArray<OdpChunk> leaf(long index) {
+        var root = top;
+        if (root == null) {
+            TOP.compareAndSet(this, null, new AtomicReferenceArray<>(FAN));
+            root = top;
+        }
         int t = (int) (index >>> (2 * BITS));
-        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = top.get(t);
+        AtomicReferenceArray<AtomicReferenceArray<OdpChunk>> mid = root.get(t);
         if (mid == null) {
-            top.compareAndSet(t, null, new AtomicReferenceArray<>(FAN));
-            mid = top.get(t);
+            root.compareAndSet(t, null, new AtomicReferenceArray<>(FAN));
+            mid = root.get(t);
         }
         int m = (int) (index >>> BITS) & MASK;
         AtomicReferenceArray<OdpChunk> leaf = mid.get(m);

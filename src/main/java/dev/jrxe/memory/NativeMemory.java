@@ -37,6 +37,7 @@ public final class NativeMemory {
      *
      * @throws MemoryException EINVAL for a size that is not positive, ENOMEM when the kernel refuses
      */
+    @SuppressWarnings("restricted") // the segment spans exactly the new mapping
     public static MemorySegment map(long bytes) {
         if (bytes <= 0 || bytes > Long.MAX_VALUE / 2) {
             throw new MemoryException(Errno.EINVAL, "bad mapping size " + bytes);

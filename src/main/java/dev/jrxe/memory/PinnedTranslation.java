@@ -203,10 +203,11 @@ final class PinnedTranslation extends Translation {
 
     @Override
     public void invalidate(long addr, long len, boolean unmap) {
-        // Pinned pages cannot be released (MADV_DONTNEED fails on locked pages); an unmap ends
-        // direct access: later accesses go through the kernel and fail with FAULT.
-        if (unmap && mode == SafeAccess.DIRECT) {
-            mode = SafeAccess.KERNEL;
+        // Pinned pages cannot be released (MADV_DONTNEED fails on locked pages). An unmap takes
+        // the pages away for good: every later access is a FAULT, even if something else gets
+        // mapped at that address (a real pinned MR would still hold the old pages).
+        if (unmap && mode != SafeAccess.REVOKED) {
+            mode = SafeAccess.REVOKED;
             drain();
         }
     }

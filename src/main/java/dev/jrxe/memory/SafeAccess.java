@@ -21,6 +21,9 @@ import java.lang.invoke.VarHandle;
  *       unmapped memory. For raw addresses, implicit ODP outside jrxe's allocator, and
  *       global-scope (reinterpreted) segments. About 2 µs per call on a VM with KPTI, against
  *       ~50 ns for a direct 4 KiB copy: the price of safety for memory jrxe cannot watch.</li>
+ *   <li>{@link #REVOKED}: nothing; every access is a {@code FAULT}. A pinned region whose memory
+ *       was unmapped through the allocator ends here: a real pinned MR keeps its old pages, so it
+ *       must never start touching whatever gets mapped at that address later.</li>
  * </ul>
  * Methods return {@link MemStatus} codes. Atomics always take an {@link AtomicStripes} lock so
  * the three paths stay atomic with respect to each other.
@@ -29,8 +32,11 @@ final class SafeAccess {
     static final int DIRECT = 0;
     static final int SCOPED = 1;
     static final int KERNEL = 2;
+    /** No access: the pinned pages are gone (unmapped through the allocator). */
+    static final int REVOKED = 3;
 
     /** A segment over the whole address space: direct access by absolute address. */
+    @SuppressWarnings("restricted") // used only under the DIRECT guarantees above
     static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final long BOUNCE = 64 * 1024;
@@ -39,6 +45,8 @@ final class SafeAccess {
 
     /** Whether process_vm_readv works here (it may be filtered by seccomp). */
     static final boolean KERNEL_COPY_AVAILABLE = probeKernelCopy();
+    /** Whether the kernel knows MADV_POPULATE_READ/WRITE (Linux 5.14+). */
+    static final boolean POPULATE_AVAILABLE = probePopulate();
 
     private SafeAccess() {
     }
@@ -48,10 +56,16 @@ final class SafeAccess {
         return Mem.processVmRead(probe.address(), probe.address() + 8, 8) == 8;
     }
 
+    private static boolean probePopulate() {
+        MemorySegment probe = Arena.global().allocate(Mem.PAGE_SIZE, Mem.PAGE_SIZE);
+        return Mem.madvise(probe.address(), Mem.PAGE_SIZE, Mem.MADV_POPULATE_READ) == 0;
+    }
+
     static String name(int mode) {
         return switch (mode) {
             case DIRECT -> "direct";
             case SCOPED -> "scoped";
+            case REVOKED -> "revoked";
             default -> "kernel";
         };
     }
@@ -61,6 +75,8 @@ final class SafeAccess {
             return MemStatus.OK;
         }
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 MemorySegment.copy(ALL, addr, dst, dstOffset, len);
                 return MemStatus.OK;
@@ -84,6 +100,8 @@ final class SafeAccess {
             return MemStatus.OK;
         }
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 MemorySegment.copy(src, srcOffset, ALL, addr, len);
                 return MemStatus.OK;
@@ -192,6 +210,8 @@ final class SafeAccess {
     /** One atomic on the word at {@code addr}; the caller holds its stripe. */
     private static int atomic(int mode, MemorySegment scoped, long addr, int op, long a, long b, long[] original) {
         switch (mode) {
+            case REVOKED:
+                return MemStatus.FAULT;
             case DIRECT:
                 return cpuAtomic(ALL, addr, op, a, b, original);
             case SCOPED:
@@ -241,19 +261,21 @@ final class SafeAccess {
     /**
      * Makes the page-rounded range present for reading ({@code write} false) or writing, without
      * ever faulting the JVM (MADV_POPULATE_READ/WRITE). Returns 0 or an errno: EFAULT when part of
-     * the range is not mapped or lacks the permission.
+     * the range is not mapped or lacks the permission, ENOMEM when memory runs out.
      */
     static int populate(long addr, long len, boolean write) {
         long start = Mem.alignDown(addr, Mem.PAGE_SIZE);
         long end = Mem.alignUp(addr + len, Mem.PAGE_SIZE);
+        if (!POPULATE_AVAILABLE) {
+            // Old kernel: mincore at least tells whether the range is mapped.
+            return Mem.residentPages(start, end - start) >= 0 ? 0 : Errno.EFAULT;
+        }
         int r = Mem.madvise(start, end - start, write ? Mem.MADV_POPULATE_WRITE : Mem.MADV_POPULATE_READ);
         if (r == 0) {
             return 0;
         }
-        if (r == -Errno.EINVAL) {
-            // Kernel without MADV_POPULATE_*: mincore at least tells whether it is mapped.
-            return Mem.residentPages(start, end - start) >= 0 ? 0 : Errno.EFAULT;
-        }
+        // EINVAL: permissions do not allow it (PROT_NONE, read-only for writing); ENOMEM: not
+        // mapped, or truly out of memory (mincore tells which); EFAULT: would SIGBUS/SIGSEGV.
         return r == -Errno.ENOMEM && Mem.residentPages(start, end - start) >= 0 ? Errno.ENOMEM : Errno.EFAULT;
     }
 }

@@ -22,6 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * failure. Addresses are plain {@code long}s. Calls allocate nothing after the first call on a
  * thread (the errno capture area and the iovecs live in a per-thread scratch block).
  */
+@SuppressWarnings("restricted") // binding native functions is this class's purpose
 public final class Mem {
     public static final int PROT_NONE = 0;
     public static final int PROT_READ = 1;
@@ -32,6 +33,7 @@ public final class Mem {
     public static final int MAP_ANONYMOUS = 0x20;
     public static final int MAP_NORESERVE = 0x4000;
     public static final int MAP_POPULATE = 0x8000;
+    public static final int MAP_FIXED_NOREPLACE = 0x100000;
 
     public static final int MADV_WILLNEED = 3;
     public static final int MADV_DONTNEED = 4;

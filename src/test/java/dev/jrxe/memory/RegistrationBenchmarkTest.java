@@ -1,0 +1,61 @@
+package dev.jrxe.memory;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RegistrationBenchmarkTest {
+    @Test
+    void shouldProduceOneRowPerKindAndSizeWithOrderedStatistics() {
+        List<String> progress = new java.util.ArrayList<>();
+        List<RegistrationBenchmark.Row> rows = RegistrationBenchmark.run(RegistrationBenchmark.Options.defaults()
+                .withSizes(4096, 1 << 20).withRuns(5).withJitWarmup(20).withProgress(progress::add));
+        assertThat(rows).extracting(RegistrationBenchmark.Row::kind)
+                .containsExactly("pinned", "pinned", "odp", "odp", "implicit", "implicit");
+        for (RegistrationBenchmark.Row r : rows) {
+            assertThat(r.runs()).isEqualTo(5);
+            assertThat(r.failures()).isZero();
+            assertThat(r.minNs()).isPositive();
+            assertThat(r.minNs()).isLessThanOrEqualTo(r.medianNs());
+            assertThat(r.medianNs()).isLessThanOrEqualTo(r.p95Ns());
+            assertThat(r.p95Ns()).isLessThanOrEqualTo(r.p99Ns());
+            assertThat(r.p99Ns()).isLessThanOrEqualTo(r.maxNs());
+            assertThat(r.rssDuringKib()).isPositive();
+            assertThat(r.csv().split(",")).hasSize(RegistrationBenchmark.CSV_HEADER.split(",").length);
+        }
+        assertThat(progress).isNotEmpty();
+    }
+
+    @Test
+    void shouldRecordFailuresWithTheirErrno() {
+        List<RegistrationBenchmark.Row> rows = RegistrationBenchmark.run(RegistrationBenchmark.Options.defaults()
+                .withSizes(64 * 1024).withRuns(3).withJitWarmup(20).withKinds(EnumSet.of(RegionKind.PINNED, RegionKind.IMPLICIT_ODP))
+                .withConfig(MemoryConfig.fromConfiguration().withPinLimitBytes(4096)));
+        assertThat(rows).hasSize(2);
+        assertThat(rows.get(0).kind()).isEqualTo("pinned");
+        assertThat(rows.get(0).failures()).isEqualTo(3);
+        assertThat(rows.get(0).errno()).isEqualTo(dev.jrxe.sys.Errno.ENOMEM);
+        assertThat(rows.get(1).failures()).isZero();
+        assertThat(rows.get(1).errno()).isZero();
+    }
+
+    @Test
+    void shouldTakeNearestRankPercentiles() {
+        assertThat(RegistrationBenchmark.rank(new long[]{1, 2, 3, 4}, 0.5)).isEqualTo(2);
+        assertThat(RegistrationBenchmark.rank(new long[]{1, 2, 3, 4}, 0.99)).isEqualTo(4);
+        assertThat(RegistrationBenchmark.rank(new long[]{1, 2, 3, 4}, 0)).isEqualTo(1);
+        assertThat(RegistrationBenchmark.rank(new long[0], 0.5)).isZero();
+    }
+
+    @Test
+    void shouldMeasureEveryAccessPath() {
+        List<RegistrationBenchmark.CopyRow> rows = RegistrationBenchmark.copyCosts(new long[]{4096}, 200);
+        assertThat(rows).extracting(RegistrationBenchmark.CopyRow::path)
+                .containsExactly("direct", "direct", "scoped", "scoped", "kernel", "kernel");
+        assertThat(rows).allSatisfy(r -> assertThat(r.nsPerCopy()).isPositive());
+        assertThat(RegistrationBenchmark.firstTouch(4)).hasSize(2);
+    }
+}
