@@ -21,12 +21,13 @@ import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.WorkCompletion;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -61,10 +62,14 @@ public final class DemoCommand implements Callable<Integer> {
         defaultValue = "AUTO")
     String linkMode;
 
-    private final PrintStream out = System.out;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private PrintWriter out;
 
     @Override
     public Integer call() throws Exception {
+        out = spec.commandLine().getOut();
         DeviceConfig ca = DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort);
         DeviceConfig cb = DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort);
         ca.linkMode(linkMode);

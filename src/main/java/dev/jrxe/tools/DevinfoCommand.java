@@ -1,23 +1,50 @@
 package dev.jrxe.tools;
 
 import dev.jrxe.ib.Mtu;
+import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceAttr;
 import dev.jrxe.verbs.DeviceConfig;
 import dev.jrxe.verbs.Gid;
 import dev.jrxe.verbs.PortAttr;
-import java.io.PrintStream;
-import java.net.Inet6Address;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import dev.jrxe.verbs.VerbsException;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code jrxe devinfo}: {@code ibv_devinfo} for a jrxe device, with its field names and layout. */
+/**
+ * {@code jrxe devinfo}: {@code ibv_devinfo} for a jrxe device, with its field names, order and tabs
+ * (checked against rxe's {@code ibv_devinfo -v} in ../shared/captures).
+ */
 @Command(name = "devinfo", mixinStandardHelpOptions = true,
     description = "Print device and port attributes like ibv_devinfo.")
 public final class DevinfoCommand implements Callable<Integer> {
+    /** Names of the device_cap_flags bits ibv_devinfo knows, by bit number. */
+    private static final String[] CAP_NAMES = {
+        "RESIZE_MAX_WR", "BAD_PKEY_CNTR", "BAD_QKEY_CNTR", "RAW_MULTI", "AUTO_PATH_MIG", "CHANGE_PHY_PORT",
+        "UD_AV_PORT_ENFORCE", "CURR_QP_STATE_MOD", "SHUTDOWN_PORT", "INIT_TYPE", "PORT_ACTIVE_EVENT",
+        "SYS_IMAGE_GUID", "RC_RNR_NAK_GEN", "SRQ_RESIZE", "N_NOTIFY_CQ", null, null, "MEM_WINDOW", "UD_IP_CSUM",
+        null, "XRC", "MEM_MGT_EXTENSIONS", null, "MEM_WINDOW_TYPE_2A", "MEM_WINDOW_TYPE_2B", "RC_IP_CSUM",
+        "RAW_IP_CSUM", null, null, "MANAGED_FLOW_STEERING",
+    };
+    /** Names of the extended (upper 32) device_cap_flags_ex bits ibv_devinfo knows. */
+    private static final String[] CAP_EX_NAMES = new String[64];
+
+    static {
+        CAP_EX_NAMES[34] = "RAW_SCATTER_FCS";
+        CAP_EX_NAMES[36] = "PCI_WRITE_END_PADDING";
+    }
+
+    /** Names of the per-transport ODP bits ibv_devinfo knows (FLUSH and ATOMIC_WRITE print as unknown). */
+    private static final String[] ODP_NAMES = {
+        "SUPPORT_SEND", "SUPPORT_RECV", "SUPPORT_WRITE", "SUPPORT_READ", "SUPPORT_ATOMIC", "SUPPORT_SRQ",
+    };
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Option(names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
     String name;
 
@@ -25,21 +52,42 @@ public final class DevinfoCommand implements Callable<Integer> {
         defaultValue = "127.0.0.1")
     String ip;
 
-    @Option(names = {"-i", "--ib-port"}, description = "port number (default all)", defaultValue = "0")
-    int port;
+    @Option(names = {"-i", "--ib-port"}, description = "use port PORT of the device (default all ports)",
+        paramLabel = "PORT")
+    Integer port;
 
-    @Option(names = {"-v", "--verbose"}, description = "print all the attributes")
+    @Option(names = {"-l", "--list"}, description = "print only the device names")
+    boolean list;
+
+    @Option(names = {"-v", "--verbose"}, description = "print all the attributes of the device")
     boolean verbose;
 
-    @Option(names = "--udp-port", description = "UDP port (default ${DEFAULT-VALUE})", defaultValue = "4791")
+    @Option(names = "--udp-port", description = "UDP port of the device (default ${DEFAULT-VALUE})",
+        defaultValue = "4791")
     int udpPort;
 
     @Override
     public Integer call() {
-        try (Device dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort))) {
-            print(dev, System.out, verbose, port);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (port != null && port <= 0) {
+            spec.commandLine().usage(out);
+            return 1;
         }
-        return 0;
+        if (list) {
+            // a jrxe process sees exactly the device it opens
+            out.printf("1 HCA found:%n\t%s%n%n", name);
+            out.flush();
+            return 0;
+        }
+        try (Device dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort))) {
+            return print(dev, out, err, verbose, port == null ? 0 : port);
+        } catch (VerbsException e) {
+            err.println("Failed to open device: " + e.getMessage());
+            return 1;
+        } finally {
+            out.flush();
+        }
     }
 
     static String guid(long g) {
@@ -47,175 +95,239 @@ public final class DevinfoCommand implements Callable<Integer> {
             g & 0xFFFF);
     }
 
-    /** Prints in ibv_devinfo's layout. */
-    static void print(Device dev, PrintStream o, boolean verbose, int onlyPort) {
+    /** Prints in ibv_devinfo's layout; {@code onlyPort} 0 means all ports. Returns ibv_devinfo's exit code. */
+    static int print(Device dev, PrintWriter o, PrintWriter err, boolean verbose, int onlyPort) {
         DeviceAttr a = dev.query();
+        if (onlyPort > a.physPortCnt) {
+            err.println("Invalid port requested for device");
+            return 4;
+        }
         o.printf("hca_id:\t%s%n", dev.name());
         o.printf("\ttransport:\t\t\tInfiniBand (0)%n");
-        o.printf("\tfw_ver:\t\t\t\t%s%n", a.fwVer);
+        if (!a.fwVer.isEmpty()) {
+            o.printf("\tfw_ver:\t\t\t\t%s%n", a.fwVer);
+        }
         o.printf("\tnode_guid:\t\t\t%s%n", guid(a.nodeGuid));
         o.printf("\tsys_image_guid:\t\t\t%s%n", guid(a.sysImageGuid));
-        o.printf("\tvendor_id:\t\t\t0x%06x%n", a.vendorId);
+        o.printf("\tvendor_id:\t\t\t0x%04x%n", a.vendorId);
         o.printf("\tvendor_part_id:\t\t\t%d%n", a.vendorPartId);
-        o.printf("\thw_ver:\t\t\t\t0x%x%n", a.hwVer);
+        o.printf("\thw_ver:\t\t\t\t0x%X%n", a.hwVer);
         o.printf("\tphys_port_cnt:\t\t\t%d%n", a.physPortCnt);
         if (verbose) {
-            o.printf("\tmax_mr_size:\t\t\t0x%x%n", a.maxMrSize);
-            o.printf("\tpage_size_cap:\t\t\t0x%x%n", a.pageSizeCap);
-            o.printf("\tmax_qp:\t\t\t\t%d%n", a.maxQp);
-            o.printf("\tmax_qp_wr:\t\t\t%d%n", a.maxQpWr);
-            o.printf("\tdevice_cap_flags:\t\t0x%08x%n", a.deviceCapFlags);
-            String[] capNames = {null, "BAD_PKEY_CNTR", "BAD_QKEY_CNTR", null, "AUTO_PATH_MIG", "CHANGE_PHY_PORT",
-                "UD_AV_PORT_ENFORCE", null, null, null, "PORT_ACTIVE_EVENT", "SYS_IMAGE_GUID", "RC_RNR_NAK_GEN",
-                "SRQ_RESIZE", null, null, null, "MEM_WINDOW", null, null, null, "MEM_MGT_EXTENSIONS", null, null,
-                "MEM_WINDOW_TYPE_2B"};
-            for (int b = 0; b < capNames.length; b++) {
-                if ((a.deviceCapFlags & (1L << b)) != 0 && capNames[b] != null) {
-                    o.printf("\t\t\t\t\t%s%n", capNames[b]);
-                }
-            }
-            o.printf("\tmax_sge:\t\t\t%d%n", a.maxSge);
-            o.printf("\tmax_sge_rd:\t\t\t%d%n", a.maxSgeRd);
-            o.printf("\tmax_cq:\t\t\t\t%d%n", a.maxCq);
-            o.printf("\tmax_cqe:\t\t\t%d%n", a.maxCqe);
-            o.printf("\tmax_mr:\t\t\t\t%d%n", a.maxMr);
-            o.printf("\tmax_pd:\t\t\t\t%d%n", a.maxPd);
-            o.printf("\tmax_qp_rd_atom:\t\t\t%d%n", a.maxQpRdAtom);
-            o.printf("\tmax_ee_rd_atom:\t\t\t%d%n", a.maxEeRdAtom);
-            o.printf("\tmax_res_rd_atom:\t\t%d%n", a.maxResRdAtom);
-            o.printf("\tmax_qp_init_rd_atom:\t\t%d%n", a.maxQpInitRdAtom);
-            o.printf("\tmax_ee_init_rd_atom:\t\t%d%n", a.maxEeInitRdAtom);
-            o.printf("\tatomic_cap:\t\t\t%s%n", switch (a.atomicCap) {
-                case DeviceAttr.ATOMIC_HCA -> "ATOMIC_HCA (1)";
-                case DeviceAttr.ATOMIC_GLOB -> "ATOMIC_GLOB (2)";
-                default -> "ATOMIC_NONE (0)";
-            });
-            o.printf("\tmax_ee:\t\t\t\t%d%n", a.maxEe);
-            o.printf("\tmax_rdd:\t\t\t%d%n", a.maxRdd);
-            o.printf("\tmax_mw:\t\t\t\t%d%n", a.maxMw);
-            o.printf("\tmax_raw_ipv6_qp:\t\t%d%n", a.maxRawIpv6Qp);
-            o.printf("\tmax_raw_ethy_qp:\t\t%d%n", a.maxRawEthyQp);
-            o.printf("\tmax_mcast_grp:\t\t\t%d%n", a.maxMcastGrp);
-            o.printf("\tmax_mcast_qp_attach:\t\t%d%n", a.maxMcastQpAttach);
-            o.printf("\tmax_total_mcast_qp_attach:\t%d%n", a.maxTotalMcastQpAttach);
-            o.printf("\tmax_ah:\t\t\t\t%d%n", a.maxAh);
-            o.printf("\tmax_fmr:\t\t\t%d%n", a.maxFmr);
-            o.printf("\tmax_srq:\t\t\t%d%n", a.maxSrq);
-            o.printf("\tmax_srq_wr:\t\t\t%d%n", a.maxSrqWr);
-            o.printf("\tmax_srq_sge:\t\t\t%d%n", a.maxSrqSge);
-            o.printf("\tmax_pkeys:\t\t\t%d%n", a.maxPkeys);
-            o.printf("\tlocal_ca_ack_delay:\t\t%d%n", a.localCaAckDelay);
-            o.printf("\tgeneral_odp_caps:%n");
-            if ((a.odpGeneralCaps & 1) != 0) {
-                o.printf("\t\t\t\t\tODP_SUPPORT%n");
-            }
-            if ((a.odpGeneralCaps & 2) != 0) {
-                o.printf("\t\t\t\t\tODP_SUPPORT_IMPLICIT%n");
-            }
-            printOdp(o, "rc_odp_caps", a.odpRcCaps);
-            printOdp(o, "uc_odp_caps", a.odpUcCaps);
-            printOdp(o, "ud_odp_caps", a.odpUdCaps);
-            printOdp(o, "xrc_odp_caps", a.odpXrcCaps);
-            o.printf("\tcompletion_timestamp_mask not supported%n");
-            o.printf("\tcore clock not supported%n");
-            o.printf("\tnum_comp_vectors:\t\t%d%n", a.numCompVectors);
+            printDeviceDetails(a, o);
         }
         for (int p = 1; p <= a.physPortCnt; p++) {
             if (onlyPort != 0 && onlyPort != p) {
                 continue;
             }
-            PortAttr pa = dev.queryPort(p);
-            o.printf("\t\tport:\t%d%n", p);
-            o.printf("\t\t\tstate:\t\t\t%s%n", pa.state == PortAttr.PORT_ACTIVE ? "PORT_ACTIVE (4)" : "PORT_DOWN (1)");
-            o.printf("\t\t\tmax_mtu:\t\t%d (%d)%n", Mtu.bytes(pa.maxMtu), pa.maxMtu);
-            o.printf("\t\t\tactive_mtu:\t\t%d (%d)%n", Mtu.bytes(pa.activeMtu), pa.activeMtu);
-            o.printf("\t\t\tsm_lid:\t\t\t%d%n", pa.smLid);
-            o.printf("\t\t\tport_lid:\t\t%d%n", pa.lid);
-            o.printf("\t\t\tport_lmc:\t\t0x%02x%n", pa.lmc);
-            o.printf("\t\t\tlink_layer:\t\tEthernet%n");
-            if (verbose) {
-                o.printf("\t\t\tmax_msg_sz:\t\t0x%x%n", pa.maxMsgSz);
-                o.printf("\t\t\tport_cap_flags:\t\t0x%08x%n", pa.portCapFlags);
-                o.printf("\t\t\tport_cap_flags2:\t0x%04x%n", pa.portCapFlags2);
-                o.printf("\t\t\tmax_vl_num:\t\t%d (%d)%n", pa.maxVlNum, pa.maxVlNum);
-                o.printf("\t\t\tbad_pkey_cntr:\t\t0x%x%n", pa.badPkeyCntr);
-                o.printf("\t\t\tqkey_viol_cntr:\t\t0x%x%n", pa.qkeyViolCntr);
-                o.printf("\t\t\tsm_sl:\t\t\t%d%n", pa.smSl);
-                o.printf("\t\t\tpkey_tbl_len:\t\t%d%n", pa.pkeyTblLen);
-                o.printf("\t\t\tgid_tbl_len:\t\t%d%n", pa.gidTblLen);
-                o.printf("\t\t\tsubnet_timeout:\t\t%d%n", pa.subnetTimeout);
-                o.printf("\t\t\tinit_type_reply:\t%d%n", pa.initTypeReply);
-                o.printf("\t\t\tactive_width:\t\t1X (1)%n");
-                o.printf("\t\t\tactive_speed:\t\t2.5 Gbps (1)%n");
-                o.printf("\t\t\tphys_state:\t\tLINK_UP (5)%n");
-                for (int g = 0; g < dev.gidCount(); g++) {
-                    o.printf("\t\t\tGID[%3d]:\t\t%s, RoCE v2%n", g, ntop(dev.queryGid(p, g)));
+            printPort(dev, p, o, verbose);
+        }
+        return 0;
+    }
+
+    private static void printDeviceDetails(DeviceAttr a, PrintWriter o) {
+        o.printf("\tmax_mr_size:\t\t\t0x%x%n", a.maxMrSize);
+        o.printf("\tpage_size_cap:\t\t\t0x%x%n", a.pageSizeCap);
+        o.printf("\tmax_qp:\t\t\t\t%d%n", a.maxQp);
+        o.printf("\tmax_qp_wr:\t\t\t%d%n", a.maxQpWr);
+        int caps = (int) a.deviceCapFlags;
+        o.printf("\tdevice_cap_flags:\t\t0x%08x%n", caps);
+        printFlags(o, caps & 0xFFFFFFFFL, CAP_NAMES);
+        o.printf("\tmax_sge:\t\t\t%d%n", a.maxSge);
+        o.printf("\tmax_sge_rd:\t\t\t%d%n", a.maxSgeRd);
+        o.printf("\tmax_cq:\t\t\t\t%d%n", a.maxCq);
+        o.printf("\tmax_cqe:\t\t\t%d%n", a.maxCqe);
+        o.printf("\tmax_mr:\t\t\t\t%d%n", a.maxMr);
+        o.printf("\tmax_pd:\t\t\t\t%d%n", a.maxPd);
+        o.printf("\tmax_qp_rd_atom:\t\t\t%d%n", a.maxQpRdAtom);
+        o.printf("\tmax_ee_rd_atom:\t\t\t%d%n", a.maxEeRdAtom);
+        o.printf("\tmax_res_rd_atom:\t\t%d%n", a.maxResRdAtom);
+        o.printf("\tmax_qp_init_rd_atom:\t\t%d%n", a.maxQpInitRdAtom);
+        o.printf("\tmax_ee_init_rd_atom:\t\t%d%n", a.maxEeInitRdAtom);
+        o.printf("\tatomic_cap:\t\t\t%s (%d)%n", switch (a.atomicCap) {
+            case DeviceAttr.ATOMIC_NONE -> "ATOMIC_NONE";
+            case DeviceAttr.ATOMIC_HCA -> "ATOMIC_HCA";
+            case DeviceAttr.ATOMIC_GLOB -> "ATOMIC_GLOB";
+            default -> "invalid atomic capability";
+        }, a.atomicCap);
+        o.printf("\tmax_ee:\t\t\t\t%d%n", a.maxEe);
+        o.printf("\tmax_rdd:\t\t\t%d%n", a.maxRdd);
+        o.printf("\tmax_mw:\t\t\t\t%d%n", a.maxMw);
+        o.printf("\tmax_raw_ipv6_qp:\t\t%d%n", a.maxRawIpv6Qp);
+        o.printf("\tmax_raw_ethy_qp:\t\t%d%n", a.maxRawEthyQp);
+        o.printf("\tmax_mcast_grp:\t\t\t%d%n", a.maxMcastGrp);
+        o.printf("\tmax_mcast_qp_attach:\t\t%d%n", a.maxMcastQpAttach);
+        o.printf("\tmax_total_mcast_qp_attach:\t%d%n", a.maxTotalMcastQpAttach);
+        o.printf("\tmax_ah:\t\t\t\t%d%n", a.maxAh);
+        o.printf("\tmax_fmr:\t\t\t%d%n", a.maxFmr);
+        o.printf("\tmax_srq:\t\t\t%d%n", a.maxSrq);
+        if (a.maxSrq != 0) {
+            o.printf("\tmax_srq_wr:\t\t\t%d%n", a.maxSrqWr);
+            o.printf("\tmax_srq_sge:\t\t\t%d%n", a.maxSrqSge);
+        }
+        o.printf("\tmax_pkeys:\t\t\t%d%n", a.maxPkeys);
+        o.printf("\tlocal_ca_ack_delay:\t\t%d%n", a.localCaAckDelay);
+        o.printf("\tgeneral_odp_caps:%n");
+        if ((a.odpGeneralCaps & OdpCaps.ODP_SUPPORT) != 0) {
+            o.printf("\t\t\t\t\tODP_SUPPORT%n");
+        }
+        if ((a.odpGeneralCaps & OdpCaps.ODP_SUPPORT_IMPLICIT) != 0) {
+            o.printf("\t\t\t\t\tODP_SUPPORT_IMPLICIT%n");
+        }
+        long unknownGeneral = a.odpGeneralCaps & ~(OdpCaps.ODP_SUPPORT | OdpCaps.ODP_SUPPORT_IMPLICIT);
+        if (unknownGeneral != 0) {
+            o.printf("\t\t\t\t\tUnknown flags: 0x%X%n", unknownGeneral);
+        }
+        printOdp(o, "rc_odp_caps", a.odpRcCaps);
+        printOdp(o, "uc_odp_caps", a.odpUcCaps);
+        printOdp(o, "ud_odp_caps", a.odpUdCaps);
+        printOdp(o, "xrc_odp_caps", a.odpXrcCaps);
+        // jrxe has no completion timestamps, core clock, TSO, RSS, WQs, packet pacing or tag matching,
+        // like rxe; ibv_devinfo prints these extended attributes as zeros / "not supported"
+        o.printf("\tcompletion_timestamp_mask not supported%n");
+        o.printf("\tcore clock not supported%n");
+        o.printf("\tdevice_cap_flags_ex:\t\t0x%X%n", a.deviceCapFlags);
+        printFlags(o, a.deviceCapFlags & 0xFFFFFFFF00000000L, CAP_EX_NAMES);
+        o.printf("\ttso_caps:%n");
+        o.printf("\t\tmax_tso:\t\t\t0%n");
+        o.printf("\trss_caps:%n");
+        o.printf("\t\tmax_rwq_indirection_tables:\t\t\t0%n");
+        o.printf("\t\tmax_rwq_indirection_table_size:\t\t\t0%n");
+        o.printf("\t\trx_hash_function:\t\t\t\t0x0%n");
+        o.printf("\t\trx_hash_fields_mask:\t\t\t\t0x0%n");
+        o.printf("\tmax_wq_type_rq:\t\t\t0%n");
+        o.printf("\tpacket_pacing_caps:%n");
+        o.printf("\t\tqp_rate_limit_min:\t0kbps%n");
+        o.printf("\t\tqp_rate_limit_max:\t0kbps%n");
+        o.printf("\ttag matching not supported%n");
+        o.printf("\tnum_comp_vectors:\t\t%d%n", a.numCompVectors);
+    }
+
+    private static void printPort(Device dev, int p, PrintWriter o, boolean verbose) {
+        PortAttr pa = dev.queryPort(p);
+        o.printf("\t\tport:\t%d%n", p);
+        o.printf("\t\t\tstate:\t\t\t%s (%d)%n", portState(pa.state), pa.state);
+        o.printf("\t\t\tmax_mtu:\t\t%s (%d)%n", mtu(pa.maxMtu), pa.maxMtu);
+        o.printf("\t\t\tactive_mtu:\t\t%s (%d)%n", mtu(pa.activeMtu), pa.activeMtu);
+        o.printf("\t\t\tsm_lid:\t\t\t%d%n", pa.smLid);
+        o.printf("\t\t\tport_lid:\t\t%d%n", pa.lid);
+        o.printf("\t\t\tport_lmc:\t\t0x%02x%n", pa.lmc);
+        o.printf("\t\t\tlink_layer:\t\t%s%n", pa.linkLayer == PortAttr.LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand");
+        if (verbose) {
+            o.printf("\t\t\tmax_msg_sz:\t\t0x%x%n", pa.maxMsgSz);
+            o.printf("\t\t\tport_cap_flags:\t\t0x%08x%n", pa.portCapFlags);
+            o.printf("\t\t\tport_cap_flags2:\t0x%04x%n", pa.portCapFlags2);
+            o.printf("\t\t\tmax_vl_num:\t\t%s (%d)%n", vlNum(pa.maxVlNum), pa.maxVlNum);
+            o.printf("\t\t\tbad_pkey_cntr:\t\t0x%x%n", pa.badPkeyCntr);
+            o.printf("\t\t\tqkey_viol_cntr:\t\t0x%x%n", pa.qkeyViolCntr);
+            o.printf("\t\t\tsm_sl:\t\t\t%d%n", pa.smSl);
+            o.printf("\t\t\tpkey_tbl_len:\t\t%d%n", pa.pkeyTblLen);
+            o.printf("\t\t\tgid_tbl_len:\t\t%d%n", pa.gidTblLen);
+            o.printf("\t\t\tsubnet_timeout:\t\t%d%n", pa.subnetTimeout);
+            o.printf("\t\t\tinit_type_reply:\t%d%n", pa.initTypeReply);
+            o.printf("\t\t\tactive_width:\t\t%sX (%d)%n", width(pa.activeWidth), pa.activeWidth);
+            o.printf("\t\t\tactive_speed:\t\t%s (%d)%n", speed(pa.activeSpeed), pa.activeSpeed);
+            o.printf("\t\t\tphys_state:\t\t%s (%d)%n", physState(pa.physState), pa.physState);
+            for (int g = 0; g < pa.gidTblLen; g++) {
+                Gid gid = dev.queryGid(p, g);
+                if (gid.interfaceId() != 0) { // ibv_devinfo skips entries whose low 64 bits are zero
+                    o.printf("\t\t\tGID[%3d]:\t\t%s, RoCE v2%n", g, ntop(gid));
                 }
             }
-            o.println();
+        }
+        o.printf("%n");
+    }
+
+    private static void printFlags(PrintWriter o, long flags, String[] names) {
+        long unknown = 0;
+        for (int b = 0; b < 64; b++) {
+            if ((flags & (1L << b)) == 0) {
+                continue;
+            }
+            if (b < names.length && names[b] != null) {
+                o.printf("\t\t\t\t\t%s%n", names[b]);
+            } else {
+                unknown |= 1L << b;
+            }
+        }
+        if (unknown != 0) {
+            o.printf("\t\t\t\t\tUnknown flags: 0x%X%n", unknown);
         }
     }
 
-    private static void printOdp(PrintStream o, String name, int caps) {
+    private static void printOdp(PrintWriter o, String name, int caps) {
         o.printf("\t%s:%n", name);
         if (caps == 0) {
             o.printf("\t\t\t\t\tNO SUPPORT%n");
             return;
         }
-        String[] n = {"SUPPORT_SEND", "SUPPORT_RECV", "SUPPORT_WRITE", "SUPPORT_READ", "SUPPORT_ATOMIC",
-            "SUPPORT_SRQ", "SUPPORT_FLUSH", "SUPPORT_ATOMIC_WRITE"};
-        for (int b = 0; b < n.length; b++) {
-            if ((caps & (1 << b)) != 0) {
-                o.printf("\t\t\t\t\t%s%n", n[b]);
-            }
-        }
+        printFlags(o, caps & 0xFFFFFFFFL, ODP_NAMES);
     }
 
-    /** inet_ntop(AF_INET6) of a GID, as ibv_devinfo prints it. */
+    private static String portState(int s) {
+        return switch (s) {
+            case 1 -> "PORT_DOWN";
+            case 2 -> "PORT_INIT";
+            case 3 -> "PORT_ARMED";
+            case 4 -> "PORT_ACTIVE";
+            default -> "invalid state";
+        };
+    }
+
+    private static String mtu(int m) {
+        int bytes = Mtu.bytes(m);
+        return bytes < 0 ? "invalid MTU" : Integer.toString(bytes);
+    }
+
+    private static String vlNum(int v) {
+        return switch (v) {
+            case 1 -> "1";
+            case 2 -> "2";
+            case 3 -> "4";
+            case 4 -> "8";
+            case 5 -> "15";
+            default -> "invalid value";
+        };
+    }
+
+    private static String width(int w) {
+        return switch (w) {
+            case 1 -> "1";
+            case 2 -> "4";
+            case 4 -> "8";
+            case 8 -> "12";
+            case 16 -> "2";
+            default -> "invalid width";
+        };
+    }
+
+    private static String speed(int s) {
+        return switch (s) {
+            case 1 -> "2.5 Gbps";
+            case 2 -> "5.0 Gbps";
+            case 4, 8 -> "10.0 Gbps";
+            case 16 -> "14.0 Gbps";
+            case 32 -> "25.0 Gbps";
+            case 64 -> "50.0 Gbps";
+            default -> "invalid speed";
+        };
+    }
+
+    private static String physState(int s) {
+        return switch (s) {
+            case 1 -> "SLEEP";
+            case 2 -> "POLLING";
+            case 3 -> "DISABLED";
+            case 4 -> "PORT_CONFIGURATION TRAINNING";
+            case 5 -> "LINK_UP";
+            case 6 -> "LINK_ERROR_RECOVERY";
+            case 7 -> "PHY TEST";
+            default -> "invalid physical state";
+        };
+    }
+
+    /** inet_ntop(AF_INET6) of a GID, as ibv_devinfo and ibv_rc_pingpong print it. */
     static String ntop(Gid gid) {
-        byte[] raw = gid.raw();
-        if (gid.isIpv4()) {
-            return String.format("::ffff:%d.%d.%d.%d", raw[12] & 0xFF, raw[13] & 0xFF, raw[14] & 0xFF, raw[15] & 0xFF);
-        }
-        try {
-            String s = ((Inet6Address) InetAddress.getByAddress(raw)).getHostAddress();
-            return compress(s);
-        } catch (UnknownHostException e) {
-            return gid.toString();
-        }
-    }
-
-    /** Java prints fe80:0:0:0:...; inet_ntop compresses the longest run of zero groups to "::". */
-    static String compress(String full) {
-        String[] g = full.split(":");
-        int bestStart = -1;
-        int bestLen = 0;
-        for (int i = 0; i < g.length; ) {
-            if (g[i].equals("0")) {
-                int j = i;
-                while (j < g.length && g[j].equals("0")) {
-                    j++;
-                }
-                if (j - i > bestLen && j - i > 1) {
-                    bestStart = i;
-                    bestLen = j - i;
-                }
-                i = j;
-            } else {
-                i++;
-            }
-        }
-        if (bestStart < 0) {
-            return full;
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < bestStart; i++) {
-            sb.append(i > 0 ? ":" : "").append(g[i]);
-        }
-        sb.append("::");
-        for (int i = bestStart + bestLen; i < g.length; i++) {
-            sb.append(g[i]).append(i < g.length - 1 ? ":" : "");
-        }
-        return sb.toString();
+        return Inet6Text.ntop(gid.raw());
     }
 }

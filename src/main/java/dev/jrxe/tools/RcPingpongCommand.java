@@ -9,6 +9,7 @@ import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
 import dev.jrxe.memory.Advice;
+import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
@@ -31,32 +32,49 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Random;
+import java.security.SecureRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code jrxe rc-pingpong}: {@code ibv_rc_pingpong} over a jrxe device, with its options,
- * defaults, TCP exchange (52-byte "LID:QPN:PSN:GID" messages, then "done"), QP transitions and
- * output lines, so either side can face the real tool.
+ * {@code jrxe rc-pingpong}: {@code ibv_rc_pingpong} over a jrxe device, with its options, defaults,
+ * TCP exchange (52-byte "LID:QPN:PSN:GID" messages, then "done"), QP transitions, messages and
+ * output lines, so that either side can face the real tool.
+ *
+ * <p>Deviations, all because jrxe is a RoCE-only library device: {@code -g} defaults to 1 (the
+ * IPv4-mapped GID) instead of -1, {@code --ip}/{@code --udp-port} say where the device lives, the
+ * client retries the TCP connect for a few seconds (the server JVM may still be starting), and
+ * waiting for a CQ event with {@code -e} gives up after {@link #EVENT_TIMEOUT_SECONDS}.
  */
-@Command(name = "rc-pingpong", mixinStandardHelpOptions = true,
-    description = "RC SEND ping-pong like ibv_rc_pingpong. Without SERVER it waits for a client.")
+@Command(name = "rc-pingpong", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"RC SEND ping-pong like ibv_rc_pingpong.",
+        "Without SERVER it starts a server and waits for a connection; with SERVER it connects to it."})
 public final class RcPingpongCommand implements Callable<Integer> {
     static final int RECV_WRID = 1;
     static final int SEND_WRID = 2;
+    /** sizeof "0000:000000:000000:00000000000000000000000000000000" in C: 51 characters and the NUL. */
     static final int MSG_SIZE = 52;
+    /** sizeof "done": four characters and the NUL. */
+    static final int DONE_SIZE = 5;
+    static final int PAGE_SIZE = 4096;
+    static final long EVENT_TIMEOUT_SECONDS = 30;
+    private static final int CONNECT_ATTEMPTS = 50;
+    private static final long CONNECT_RETRY_MILLIS = 100;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Parameters(arity = "0..1", paramLabel = "SERVER", description = "server to connect to (client mode)")
     String servername;
@@ -65,11 +83,12 @@ public final class RcPingpongCommand implements Callable<Integer> {
         defaultValue = "18515")
     int port;
 
-    @Option(names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
+    @Option(names = {"-d", "--ib-dev"}, description = "use device DEV (default ${DEFAULT-VALUE})",
+        paramLabel = "DEV", defaultValue = "jrxe0")
     String ibDev;
 
-    @Option(names = {"-i", "--ib-port"}, description = "port of the device (default ${DEFAULT-VALUE})",
-        defaultValue = "1")
+    @Option(names = {"-i", "--ib-port"}, description = "use port PORT of the device (default ${DEFAULT-VALUE})",
+        paramLabel = "PORT", defaultValue = "1")
     int ibPort;
 
     @Option(names = {"-s", "--size"}, description = "size of message to exchange (default ${DEFAULT-VALUE})",
@@ -80,7 +99,7 @@ public final class RcPingpongCommand implements Callable<Integer> {
     int mtu;
 
     @Option(names = {"-r", "--rx-depth"}, description = "number of receives to post at a time (default ${DEFAULT-VALUE})",
-        defaultValue = "500")
+        paramLabel = "DEP", defaultValue = "500")
     int rxDepth;
 
     @Option(names = {"-n", "--iters"}, description = "number of exchanges (default ${DEFAULT-VALUE})",
@@ -93,8 +112,9 @@ public final class RcPingpongCommand implements Callable<Integer> {
     @Option(names = {"-e", "--events"}, description = "sleep on CQ events (default poll)")
     boolean useEvents;
 
-    @Option(names = {"-g", "--gid-idx"}, description = "local port gid index (default ${DEFAULT-VALUE}: the "
-        + "IPv4-mapped RoCEv2 GID; jrxe is RoCE-only, so a GID is always needed)", defaultValue = "1")
+    @Option(names = {"-g", "--gid-idx"}, paramLabel = "IDX", defaultValue = "1",
+        description = "local port gid index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID; unlike "
+            + "ibv_rc_pingpong's -1, because jrxe is RoCE-only and always needs a GID)")
     int gidx;
 
     @Option(names = {"-o", "--odp"}, description = "use on demand paging")
@@ -113,119 +133,178 @@ public final class RcPingpongCommand implements Callable<Integer> {
         defaultValue = "127.0.0.1")
     String ip;
 
-    @Option(names = "--udp-port", description = "UDP port of the devices (default ${DEFAULT-VALUE})",
+    @Option(names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)",
         defaultValue = "4791")
     int udpPort;
 
+    private PrintWriter out;
+    private PrintWriter err;
+
     /** One side's address as exchanged over TCP. */
     record Dest(int lid, int qpn, int psn, Gid gid) {
+        /** The text ibv_rc_pingpong sends: "%04x:%06x:%06x:%s" with the GID as 32 hex digits. */
         String message() {
             return String.format("%04x:%06x:%06x:%s", lid, qpn, psn, gid.toWireString());
         }
 
-        static Dest parse(String msg) {
-            String[] f = msg.split(":");
-            return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
-                Gid.fromWireString(f[3].substring(0, 32)));
+        /** The 52 bytes on the wire: the message, NUL-padded. */
+        byte[] encode() {
+            byte[] wire = new byte[MSG_SIZE];
+            byte[] b = message().getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(b, 0, wire, 0, Math.min(b.length, MSG_SIZE - 1));
+            return wire;
+        }
+
+        /** Parses what sscanf("%x:%x:%x:%s") reads from the 52 bytes; null if they are not a message. */
+        static Dest decode(byte[] wire) {
+            int n = 0;
+            while (n < wire.length && wire[n] != 0) {
+                n++;
+            }
+            String[] f = new String(wire, 0, n, StandardCharsets.US_ASCII).split(":", 4);
+            try {
+                if (f.length != 4 || f[3].length() < 32) {
+                    return null;
+                }
+                return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
+                    Gid.fromWireString(f[3].substring(0, 32)));
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
         }
     }
 
     @Override
     public Integer call() throws Exception {
-        int mtuEnum = Mtu.fromBytes(mtu);
-        if (mtuEnum < 0) {
-            System.err.println("Invalid MTU " + mtu);
-            return 1;
+        out = spec.commandLine().getOut();
+        err = spec.commandLine().getErr();
+        try {
+            return validateOptions() ? runOnDevice() : 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** The checks ibv_rc_pingpong makes before it opens the device; on failure it prints usage. */
+    private boolean validateOptions() {
+        if (port < 0 || port > 65535 || ibPort < 1 || Mtu.fromBytes(mtu) < 0 || size < 0 || rxDepth < 1
+            || iters < 0) {
+            spec.commandLine().usage(out);
+            return false;
         }
         if (implicitOdp) {
             odp = true;
         }
-        if (prefetch && !odp) {
-            System.err.println("prefetch is valid only with on-demand memory region");
+        if (!odp && prefetch) {
+            err.println("prefetch is valid only with on-demand memory region");
+            return false;
+        }
+        return true;
+    }
+
+    private int runOnDevice() throws IOException, InterruptedException {
+        Device dev;
+        try {
+            dev = Device.open(DeviceConfig.of(ibDev, ip).udpPort(udpPort));
+        } catch (RuntimeException e) { // bad address, port in use
+            err.printf("Couldn't get context for %s: %s%n", ibDev, e.getMessage());
             return 1;
         }
-        try (Device dev = Device.open(DeviceConfig.of(ibDev, ip).udpPort(udpPort));
-             Arena arena = Arena.ofShared()) {
-            return run(dev, arena, mtuEnum);
-        } catch (VerbsException e) {
-            System.err.println(e.getMessage());
-            return 1;
+        try (dev; Arena arena = Arena.ofShared()) {
+            return run(dev, arena, Mtu.fromBytes(mtu));
         }
     }
 
-    private int run(Device dev, Arena arena, int mtuEnum) throws Exception {
-        int pageSize = 4096;
-        MemorySegment buf = arena.allocate(Math.max(size, 1), pageSize);
-        // rc_pingpong fills the buffer with 0x7b (and with -c the client marks each page start)
+    private int run(Device dev, Arena arena, int mtuEnum) throws IOException, InterruptedException {
+        // rc_pingpong: page-aligned buffer filled with 0x7b
+        MemorySegment buf = arena.allocate(Math.max(size, 1), PAGE_SIZE);
         buf.fill((byte) 0x7b);
-        if (validate && servername != null) {
-            for (int i = 0; i < size; i += pageSize) {
-                buf.set(ValueLayout.JAVA_BYTE, i, (byte) (i / pageSize % 1));
-            }
-        }
+        CompletionChannel channel = useEvents ? dev.createCompChannel() : null;
         ProtectionDomain pd = dev.allocPd();
         int access = Access.LOCAL_WRITE;
-        MemoryRegion mr;
         if (odp) {
             DeviceAttr attr = dev.query();
-            if ((attr.odpGeneralCaps & 1) == 0 || (attr.odpRcCaps & 3) != 3) {
-                System.err.println("The device isn't ODP capable or does not support RC send and receive with ODP");
+            int rcMask = OdpCaps.SEND | OdpCaps.RECV;
+            if ((attr.odpGeneralCaps & OdpCaps.ODP_SUPPORT) == 0 || (attr.odpRcCaps & rcMask) != rcMask) {
+                err.println("The device isn't ODP capable or does not support RC send and receive with ODP");
                 return 1;
             }
-            if (implicitOdp && (attr.odpGeneralCaps & 2) == 0) {
-                System.err.println("The device doesn't support implicit ODP");
+            if (implicitOdp && (attr.odpGeneralCaps & OdpCaps.ODP_SUPPORT_IMPLICIT) == 0) {
+                err.println("The device doesn't support implicit ODP");
                 return 1;
             }
             access |= Access.ON_DEMAND;
         }
+        MemoryRegion mr;
         try {
-            mr = implicitOdp ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf.asSlice(0, Math.max(size, 1)), access);
+            mr = implicitOdp ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf, access);
         } catch (VerbsException e) {
-            System.err.println("Couldn't register MR");
+            err.println("Couldn't register MR");
             return 1;
         }
         if (prefetch) {
             try {
                 pd.adviseMr(Advice.PREFETCH_WRITE, Advice.FLAG_FLUSH, new Sge(buf.address(), size, mr.lkey()));
             } catch (VerbsException e) {
-                System.err.println("Couldn't prefetch MR(" + e.errno() + "). Continue anyway");
+                err.printf("Couldn't prefetch MR(%d). Continue anyway%n", e.errno());
             }
         }
-        CompletionChannel channel = useEvents ? dev.createCompChannel() : null;
-        CompletionQueue cq = dev.createCq(rxDepth + 1, channel, 0);
-        QpInitAttr init = new QpInitAttr(QpType.RC, cq, cq, new QpCap(1, rxDepth, 1, 1, 0));
-        QueuePair qp = pd.createQp(init);
+        CompletionQueue cq;
+        try {
+            cq = dev.createCq(rxDepth + 1, channel, 0);
+        } catch (VerbsException e) {
+            err.println("Couldn't create CQ");
+            return 1;
+        }
+        QueuePair qp;
+        try {
+            qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(1, rxDepth, 1, 1, 0)));
+        } catch (VerbsException e) {
+            err.println("Couldn't create QP");
+            return 1;
+        }
         boolean useInline = qp.cap().maxInlineData >= size;
-        QpAttr attr = new QpAttr();
-        attr.qpState = QpState.INIT;
-        attr.pkeyIndex = 0;
-        attr.portNum = ibPort;
-        attr.qpAccessFlags = 0;
-        qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+        if (!toInit(qp)) {
+            return 1;
+        }
 
         RecvWr rwr = new RecvWr(1);
         rwr.wrId = RECV_WRID;
         rwr.sge(buf.address(), size, mr.lkey());
         int routs = postRecvs(qp, rwr, rxDepth);
         if (routs < rxDepth) {
-            System.err.printf("Couldn't post receive (%d)%n", routs);
+            err.printf("Couldn't post receive (%d)%n", routs);
             return 1;
         }
         if (useEvents) {
             cq.requestNotify(false);
         }
-        Gid myGid = gidx >= 0 ? dev.queryGid(ibPort, gidx) : new Gid(new byte[16]);
-        Dest me = new Dest(dev.queryPort(ibPort).lid, qp.qpNum(), new Random().nextInt() & 0xFFFFFF, myGid);
-        System.out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", me.lid, me.qpn, me.psn,
+        Gid myGid;
+        try {
+            myGid = gidx >= 0 ? dev.queryGid(ibPort, gidx) : new Gid(new byte[16]);
+        } catch (VerbsException e) {
+            err.printf("can't read sgid of index %d%n", gidx);
+            return 1;
+        }
+        int lid;
+        try {
+            lid = dev.queryPort(ibPort).lid;
+        } catch (VerbsException e) {
+            err.println("Couldn't get port info");
+            return 1;
+        }
+        Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
+        out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", me.lid, me.qpn, me.psn,
             DevinfoCommand.ntop(me.gid));
         Dest rem = servername != null ? clientExchange(me) : serverExchange(me, qp, mtuEnum);
         if (rem == null) {
             return 1;
         }
-        System.out.printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", rem.lid, rem.qpn,
+        out.printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", rem.lid, rem.qpn,
             rem.psn, DevinfoCommand.ntop(rem.gid));
-        if (servername != null) {
-            connect(qp, me, rem, mtuEnum);
+        if (servername != null && !connect(qp, me, rem, mtuEnum)) {
+            return 1;
         }
 
         SendWr swr = new SendWr(1);
@@ -235,74 +314,149 @@ public final class RcPingpongCommand implements Callable<Integer> {
         swr.sge(buf.address(), size, mr.lkey());
         int pending = RECV_WRID;
         if (servername != null) {
-            qp.postSend(swr);
+            if (validate) {
+                // rc_pingpong marks each page with i / page_size % sizeof(char), which is always 0
+                for (long i = 0; i < size; i += PAGE_SIZE) {
+                    buf.set(ValueLayout.JAVA_BYTE, i, pageMark(i));
+                }
+            }
+            if (!postSend(qp, swr)) {
+                return 1;
+            }
             pending |= SEND_WRID;
         }
+
         long start = System.nanoTime();
         int rcnt = 0;
         int scnt = 0;
-        WorkCompletion[] wc = new WorkCompletion[2];
-        wc[0] = new WorkCompletion();
-        wc[1] = new WorkCompletion();
+        int numCqEvents = 0;
+        WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
         while (rcnt < iters || scnt < iters) {
             if (useEvents) {
-                CompletionQueue ev = channel.getEvent(30, TimeUnit.SECONDS);
+                CompletionQueue ev = channel.getEvent(EVENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
                 if (ev == null) {
-                    System.err.println("Failed to get cq_event");
+                    err.println("Failed to get cq_event");
                     return 1;
                 }
-                ev.ackEvents(1);
-                ev.requestNotify(false);
+                ++numCqEvents;
+                if (ev != cq) {
+                    err.printf("CQ event for unknown CQ %s%n", ev);
+                    return 1;
+                }
+                cq.requestNotify(false);
             }
             int ne;
             do {
                 ne = cq.poll(wc);
             } while (!useEvents && ne < 1);
             for (int i = 0; i < ne; i++) {
-                if (wc[i].status != WcStatus.SUCCESS) {
-                    System.err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(wc[i].status),
-                        wc[i].status, (int) wc[i].wrId);
+                WorkCompletion w = wc[i];
+                if (w.status != WcStatus.SUCCESS) {
+                    err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(w.status), w.status, (int) w.wrId);
+                    err.printf("parse WC failed %d%n", ne);
                     return 1;
                 }
-                switch ((int) wc[i].wrId) {
+                switch ((int) w.wrId) {
                     case SEND_WRID -> ++scnt;
                     case RECV_WRID -> {
                         if (--routs <= 1) {
                             routs += postRecvs(qp, rwr, rxDepth - routs);
                             if (routs < rxDepth) {
-                                System.err.printf("Couldn't post receive (%d)%n", routs);
+                                err.printf("Couldn't post receive (%d)%n", routs);
+                                err.printf("parse WC failed %d%n", ne);
                                 return 1;
                             }
                         }
                         ++rcnt;
                     }
                     default -> {
-                        System.err.printf("Completion for unknown wr_id %d%n", (int) wc[i].wrId);
+                        err.printf("Completion for unknown wr_id %d%n", (int) w.wrId);
+                        err.printf("parse WC failed %d%n", ne);
                         return 1;
                     }
                 }
-                pending &= ~(int) wc[i].wrId;
+                pending &= ~(int) w.wrId;
                 if (scnt < iters && pending == 0) {
-                    qp.postSend(swr);
+                    if (!postSend(qp, swr)) {
+                        err.printf("parse WC failed %d%n", ne);
+                        return 1;
+                    }
                     pending = RECV_WRID | SEND_WRID;
                 }
             }
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        long bytes = (long) size * iters * 2;
-        System.out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, seconds, bytes * 8.0 / seconds / 1e6);
-        System.out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, seconds, seconds * 1e6 / iters);
-        if (validate && servername == null) {
-            for (int i = 0; i < size; i += pageSize) {
-                if (buf.get(ValueLayout.JAVA_BYTE, i) != (byte) (i / pageSize % 1)) {
-                    System.out.printf("invalid data in page %d%n", i / pageSize);
+        long elapsedNanos = System.nanoTime() - start;
+        printResults(elapsedNanos);
+        if (servername == null && validate) {
+            for (long i = 0; i < size; i += PAGE_SIZE) {
+                if (buf.get(ValueLayout.JAVA_BYTE, i) != pageMark(i)) {
+                    out.printf("invalid data in page %d%n", i / PAGE_SIZE);
                 }
             }
         }
-        qp.close();
-        cq.close();
-        mr.close();
+        if (useEvents) {
+            cq.ackEvents(numCqEvents);
+        }
+        return close(qp, cq, mr, pd, channel);
+    }
+
+    private static byte pageMark(long offset) {
+        return (byte) (offset / PAGE_SIZE % 1);
+    }
+
+    /** ibv_rc_pingpong's two result lines (the usec it measures with gettimeofday). */
+    private void printResults(long elapsedNanos) {
+        double usec = elapsedNanos / 1e3;
+        long bytes = (long) size * iters * 2;
+        out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1e6, bytes * 8.0 / usec);
+        out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, usec / 1e6, usec / iters);
+    }
+
+    private int close(QueuePair qp, CompletionQueue cq, MemoryRegion mr, ProtectionDomain pd,
+                      CompletionChannel channel) {
+        String step = "destroy QP";
+        try {
+            qp.close();
+            step = "destroy CQ";
+            cq.close();
+            step = "deregister MR";
+            mr.close();
+            step = "deallocate PD";
+            pd.close();
+            step = "destroy completion channel";
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (VerbsException e) {
+            err.printf("Couldn't %s%n", step);
+            return 1;
+        }
         return 0;
+    }
+
+    private boolean toInit(QueuePair qp) {
+        QpAttr attr = new QpAttr();
+        attr.qpState = QpState.INIT;
+        attr.pkeyIndex = 0;
+        attr.portNum = ibPort;
+        attr.qpAccessFlags = 0;
+        try {
+            qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+            return true;
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to INIT");
+            return false;
+        }
+    }
+
+    private boolean postSend(QueuePair qp, SendWr swr) {
+        try {
+            qp.postSend(swr);
+            return true;
+        } catch (VerbsException e) {
+            err.println("Couldn't post send");
+            return false;
+        }
     }
 
     private static int postRecvs(QueuePair qp, RecvWr wr, int n) {
@@ -317,7 +471,8 @@ public final class RcPingpongCommand implements Callable<Integer> {
         return i;
     }
 
-    private void connect(QueuePair qp, Dest me, Dest rem, int mtuEnum) {
+    /** pp_connect_ctx: RTR with the peer's QPN, PSN and GID, then RTS with our PSN, as rc_pingpong. */
+    private boolean connect(QueuePair qp, Dest me, Dest rem, int mtuEnum) {
         QpAttr a = new QpAttr();
         a.qpState = QpState.RTR;
         a.pathMtu = mtuEnum;
@@ -329,6 +484,7 @@ public final class RcPingpongCommand implements Callable<Integer> {
         ah.isGlobal = false;
         ah.dlid = rem.lid;
         ah.sl = sl;
+        ah.srcPathBits = 0;
         ah.portNum = ibPort;
         if (rem.gid.interfaceId() != 0) {
             ah.isGlobal = true;
@@ -337,86 +493,117 @@ public final class RcPingpongCommand implements Callable<Integer> {
             ah.sgidIndex = gidx;
         }
         a.ahAttr = ah;
-        qp.modify(a, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
-            | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        QpAttr r = new QpAttr();
-        r.qpState = QpState.RTS;
-        r.timeout = 14;
-        r.retryCnt = 7;
-        r.rnrRetry = 7;
-        r.sqPsn = me.psn;
-        r.maxRdAtomic = 1;
-        qp.modify(r, QpAttrMask.STATE | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
-            | QpAttrMask.SQ_PSN | QpAttrMask.MAX_QP_RD_ATOMIC);
-    }
-
-    private static byte[] encode(String msg) {
-        byte[] out = new byte[MSG_SIZE];
-        byte[] b = msg.getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(b, 0, out, 0, Math.min(b.length, MSG_SIZE - 1));
-        return out;
-    }
-
-    private static String decode(byte[] b) {
-        int n = 0;
-        while (n < b.length && b[n] != 0) {
-            n++;
+        try {
+            qp.modify(a, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
+                | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to RTR");
+            return false;
         }
-        return new String(b, 0, n, StandardCharsets.US_ASCII);
-    }
-
-    private Dest clientExchange(Dest me) throws IOException {
-        try (Socket s = connectWithRetry()) {
-            OutputStream out = s.getOutputStream();
-            out.write(encode(me.message()));
-            out.flush();
-            byte[] msg = new byte[MSG_SIZE];
-            new DataInputStream(s.getInputStream()).readFully(msg);
-            Dest rem = Dest.parse(decode(msg));
-            out.write("done\0".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            return rem;
+        a.qpState = QpState.RTS;
+        a.timeout = 14;
+        a.retryCnt = 7;
+        a.rnrRetry = 7;
+        a.sqPsn = me.psn;
+        a.maxRdAtomic = 1;
+        try {
+            qp.modify(a, QpAttrMask.STATE | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
+                | QpAttrMask.SQ_PSN | QpAttrMask.MAX_QP_RD_ATOMIC);
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to RTS");
+            return false;
         }
+        return true;
     }
 
-    private Socket connectWithRetry() throws IOException {
-        IOException last = null;
-        for (int i = 0; i < 50; i++) {
+    /** pp_client_exch_dest: send ours, read theirs, send "done". */
+    private Dest clientExchange(Dest me) throws InterruptedException {
+        Socket s = connectWithRetry();
+        if (s == null) {
+            err.printf("Couldn't connect to %s:%d%n", servername, port);
+            return null;
+        }
+        try (s) {
+            OutputStream o = s.getOutputStream();
             try {
-                Socket s = new Socket();
-                s.connect(new InetSocketAddress(InetAddress.getByName(servername), port), 2000);
+                o.write(me.encode());
+                o.flush();
+            } catch (IOException e) {
+                err.println("Couldn't send local address");
+                return null;
+            }
+            byte[] msg = new byte[MSG_SIZE];
+            try {
+                new DataInputStream(s.getInputStream()).readFully(msg);
+                o.write("done\0".getBytes(StandardCharsets.US_ASCII));
+                o.flush();
+            } catch (IOException e) {
+                err.println("client read/write: " + e.getMessage());
+                err.println("Couldn't read/write remote address");
+                return null;
+            }
+            Dest rem = Dest.decode(msg);
+            if (rem == null) {
+                err.println("Couldn't read/write remote address");
+            }
+            return rem;
+        } catch (IOException e) {
+            return null; // close failed after the exchange; nothing to add
+        }
+    }
+
+    private Socket connectWithRetry() throws InterruptedException {
+        for (int i = 0; i < CONNECT_ATTEMPTS; i++) {
+            Socket s = new Socket();
+            try {
+                s.connect(new InetSocketAddress(servername, port), 2000);
                 return s;
             } catch (IOException e) {
-                last = e;
                 try {
-                    Thread.sleep(100);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
+                    s.close();
+                } catch (IOException ignored) {
+                    // nothing was open
                 }
+                Thread.sleep(CONNECT_RETRY_MILLIS);
             }
         }
-        System.err.printf("Couldn't connect to %s:%d%n", servername, port);
-        throw last;
+        return null;
     }
 
-    private Dest serverExchange(Dest me, QueuePair qp, int mtuEnum) throws IOException {
+    /** pp_server_exch_dest: read theirs, connect the QP, send ours, read "done". */
+    private Dest serverExchange(Dest me, QueuePair qp, int mtuEnum) {
+        Socket s;
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
-            ss.bind(new InetSocketAddress(port));
-            try (Socket s = ss.accept()) {
-                InputStream in = s.getInputStream();
-                byte[] msg = new byte[MSG_SIZE];
-                new DataInputStream(in).readFully(msg);
-                Dest rem = Dest.parse(decode(msg));
-                connect(qp, me, rem, mtuEnum);
-                OutputStream out = s.getOutputStream();
-                out.write(encode(me.message()));
-                out.flush();
-                byte[] done = new byte[5];
-                new DataInputStream(in).readFully(done);
-                return rem;
+            ss.bind(new InetSocketAddress(port), 1);
+            s = ss.accept();
+        } catch (IOException e) {
+            err.printf("Couldn't listen to port %d%n", port);
+            return null;
+        }
+        try (s) {
+            InputStream in = s.getInputStream();
+            byte[] msg = new byte[MSG_SIZE];
+            int n = in.readNBytes(msg, 0, MSG_SIZE);
+            Dest rem = n == MSG_SIZE ? Dest.decode(msg) : null;
+            if (rem == null) {
+                err.printf("%d/%d: Couldn't read remote address%n", n, MSG_SIZE);
+                return null;
             }
+            if (!connect(qp, me, rem, mtuEnum)) {
+                err.println("Couldn't connect to remote QP");
+                return null;
+            }
+            s.getOutputStream().write(me.encode());
+            s.getOutputStream().flush();
+            if (in.readNBytes(msg, 0, DONE_SIZE) != DONE_SIZE) {
+                err.println("Couldn't send/recv local address");
+                return null;
+            }
+            return rem;
+        } catch (IOException e) {
+            err.println("Couldn't send/recv local address");
+            return null;
         }
     }
 }
