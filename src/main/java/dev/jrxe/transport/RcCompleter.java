@@ -20,6 +20,7 @@ import java.lang.foreign.ValueLayout;
  * timeout) and RNR waits, and maps NAK syndromes to completion statuses.
  */
 final class RcCompleter {
+    private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
     private final Engine engine;
     private final RcRequester requester;
     /** 8 bytes of host-order scratch for an atomic's original value. */
@@ -37,6 +38,9 @@ final class RcCompleter {
         }
         int opcode = pkt.bth().opcode();
         int psn = pkt.bth().psn();
+        if (TRACE) {
+            System.err.println("jrxe: response op " + opcode + " psn " + psn + " " + qp.debugState());
+        }
         if (Psn.diff(psn, qp.psnHigh) >= 0) {
             return; // acknowledges something never sent
         }
@@ -287,6 +291,9 @@ final class RcCompleter {
         long deadline = qp.retransmitDeadline;
         if (deadline != 0 && engine.now - deadline >= 0 && qp.state == QpState.RTS) {
             if (Psn.diff(qp.psnHigh, qp.compPsn) > 0 || qp.sq.consumer() < qp.sq.next) {
+                if (TRACE) {
+                    System.err.println("jrxe: retransmit timeout " + qp.debugState());
+                }
                 qp.retryStarted = false;
                 retry(qp, qp.compPsn, true);
             } else {

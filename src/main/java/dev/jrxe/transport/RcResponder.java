@@ -24,6 +24,7 @@ import java.lang.foreign.MemorySegment;
  * resource ring, atomics answered with the value they returned the first time.
  */
 final class RcResponder {
+    private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
     private final Engine engine;
 
     RcResponder(Engine engine) {
@@ -48,6 +49,9 @@ final class RcResponder {
             return;
         }
         if (d < 0) {
+            if (TRACE) {
+                System.err.println("jrxe: duplicate psn " + psn + " op " + opcode + " " + qp.debugState());
+            }
             engine.counters.inc(TransportCounters.DUPLICATE_REQUEST);
             duplicate(qp, pkt, opcode, psn);
             return;

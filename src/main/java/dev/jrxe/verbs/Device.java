@@ -86,7 +86,8 @@ public final class Device implements AutoCloseable {
         return engine;
     }
 
-    KeyTable keys() {
+    /** The device's memory keys (regions) and their ODP counters. */
+    public KeyTable keys() {
         return keys;
     }
 
@@ -286,6 +287,13 @@ public final class Device implements AutoCloseable {
             StringBuilder sb = new StringBuilder(config.name).append(" counters:");
             for (int i = 0; i < TransportCounters.count(); i++) {
                 sb.append(' ').append(TransportCounters.name(i)).append('=').append(counters().get(i));
+            }
+            dev.jrxe.net.LinkCounters l = link.counters();
+            sb.append(" | link tx=").append(l.txPackets()).append(" rx=").append(l.rxPackets());
+            for (dev.jrxe.net.DropReason r : dev.jrxe.net.DropReason.values()) {
+                if (l.drops(r) > 0) {
+                    sb.append(" drop_").append(r.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(l.drops(r));
+                }
             }
             System.err.println(sb);
         }
