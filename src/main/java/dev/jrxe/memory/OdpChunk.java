@@ -105,14 +105,6 @@ final class OdpChunk {
         return mine;
     }
 
-    /** Switches to kernel-checked copies (the memory is being unmapped) and waits for direct ones. */
-    void revokeDirect() {
-        if (mode == SafeAccess.DIRECT) {
-            mode = SafeAccess.KERNEL;
-        }
-        drain();
-    }
-
     void drain() {
         int spins = 0;
         while (inFlight() != 0) {

@@ -27,6 +27,11 @@ final class OdpTranslation extends Translation {
     private final ArrayList<OdpChunk> live = new ArrayList<>();
     private volatile boolean closed;
     private long lastIdleScan;
+    /**
+     * An explicit region registered over jrxe's allocator only ever touches that allocator's
+     * memory: once unmapped, its chunks fault instead of following whatever gets mapped there.
+     */
+    private boolean ownedAtRegistration;
 
     private OdpTranslation(KeyTable table, boolean implicit, long iova, long address, long length,
                            MemorySegment segment) {
@@ -37,23 +42,27 @@ final class OdpTranslation extends Translation {
 
     /** An explicit ODP translation: no page work, just start listening for invalidations. */
     static OdpTranslation explicit(KeyTable table, long iova, long address, long length, MemorySegment segment) {
-        return listening(new OdpTranslation(table, false, iova, address, length, segment));
+        OdpTranslation t = new OdpTranslation(table, false, iova, address, length, segment);
+        NativeMemory.lock();
+        try {
+            t.ownedAtRegistration = NativeMemory.ownsLocked(address, length);
+            NativeMemory.addListenerLocked(t);
+        } finally {
+            NativeMemory.unlock();
+        }
+        return t;
     }
 
     /** An implicit ODP translation over the whole address space (iova 0, length U64_MAX). */
     static OdpTranslation implicit(KeyTable table) {
-        OdpTranslation t = listening(new OdpTranslation(table, true, 0, 0, -1L, null));
-        table.trackImplicit(t);
-        return t;
-    }
-
-    private static OdpTranslation listening(OdpTranslation t) {
+        OdpTranslation t = new OdpTranslation(table, true, 0, 0, -1L, null);
         NativeMemory.lock();
         try {
             NativeMemory.addListenerLocked(t);
         } finally {
             NativeMemory.unlock();
         }
+        table.trackImplicit(t);
         return t;
     }
 
@@ -102,6 +111,9 @@ final class OdpTranslation extends Translation {
             long lo = implicit ? base : Math.max(base, address);
             long hi = implicit ? base + OdpChunk.SIZE : Math.min(base + OdpChunk.SIZE, address + length);
             int mode = chooseModeLocked(lo, hi - lo, segment);
+            if (ownedAtRegistration && mode != SafeAccess.DIRECT) {
+                mode = SafeAccess.REVOKED;
+            }
             long now = table.config().clock().getAsLong();
             OdpChunk c = new OdpChunk(base, mode, mode == SafeAccess.SCOPED ? segment : null, now);
             OdpChunk winner = chunks.putIfAbsent(index, c);
@@ -444,12 +456,12 @@ final class OdpTranslation extends Translation {
                 continue;
             }
             any = true;
-            if (unmap) {
-                c.revokeDirect();
-            }
             dropped += c.clearPresent(lo, hi - lo);
-            if (implicit && c.presentPages() == 0 && c.retireAndDrain()) {
-                dropLocked(c, true);
+            // An unmap takes whole chunks (the allocator maps 2 MiB granules): drop them, so the
+            // next access builds a chunk for what is there then. A release drops pages; an implicit
+            // child left without any goes too (mlx5's rule).
+            if ((unmap || (implicit && c.presentPages() == 0)) && c.retireAndDrain()) {
+                dropLocked(c, implicit);
             }
         }
         if (any) {

@@ -22,8 +22,10 @@ import java.lang.invoke.VarHandle;
  *       global-scope (reinterpreted) segments. About 2 µs per call on a VM with KPTI, against
  *       ~50 ns for a direct 4 KiB copy: the price of safety for memory jrxe cannot watch.</li>
  *   <li>{@link #REVOKED}: nothing; every access is a {@code FAULT}. A pinned region whose memory
- *       was unmapped through the allocator ends here: a real pinned MR keeps its old pages, so it
- *       must never start touching whatever gets mapped at that address later.</li>
+ *       was unmapped through the allocator ends here (a real pinned MR keeps its old pages, so it
+ *       must never start touching whatever gets mapped at that address later), and so does an
+ *       explicit ODP region registered over allocator memory, for addresses the allocator no
+ *       longer maps (if the allocator maps them again, they become direct again).</li>
  * </ul>
  * Methods return {@link MemStatus} codes. Atomics always take an {@link AtomicStripes} lock so
  * the three paths stay atomic with respect to each other.

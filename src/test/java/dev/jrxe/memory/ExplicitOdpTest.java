@@ -13,6 +13,7 @@ import static dev.jrxe.memory.TestSupport.MIB;
 import static dev.jrxe.memory.TestSupport.PD;
 import static org.assertj.core.api.Assertions.assertThat;
 
+@SuppressWarnings("restricted")
 class ExplicitOdpTest {
     private static final long PAGE = Mem.PAGE_SIZE;
     private KeyTable table;
@@ -110,6 +111,29 @@ class ExplicitOdpTest {
         assertThat(r.write(a + 5 * MIB, buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.compareAndSwap(a, 0, 1, new long[1])).isEqualTo(MemStatus.FAULT);
         assertThat(r.flush(a, 64)).isEqualTo(MemStatus.FAULT);
+    }
+
+    @Test
+    void shouldNeverTouchForeignMemoryMappedWhereItsAllocatorMemoryWas() {
+        Region r = register();
+        long a = mem.address();
+        fill(r, a, 64 * KIB, (byte) 1);
+        NativeMemory.unmap(mem);
+        long foreign = Mem.mmap(a, 4 * MIB, Mem.PROT_READ | Mem.PROT_WRITE,
+                Mem.MAP_PRIVATE | Mem.MAP_ANONYMOUS | Mem.MAP_FIXED_NOREPLACE, -1, 0);
+        assertThat(foreign).as("remapped the same address").isEqualTo(a);
+        try {
+            MemorySegment other = MemorySegment.ofAddress(a).reinterpret(4 * MIB);
+            other.fill((byte) 0x77);
+            buf.asSlice(0, 4096).fill((byte) 0x11);
+            assertThat(r.write(a, buf, 0, 4096)).isEqualTo(MemStatus.FAULT);
+            assertThat(r.read(a + 2 * MIB, buf, 0, 4096)).isEqualTo(MemStatus.FAULT);
+            assertThat(r.fetchAndAdd(a + 8, 1, new long[1])).isEqualTo(MemStatus.FAULT);
+            assertThat(other.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x77);
+            assertThat(other.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 8)).isEqualTo((byte) 0x77);
+        } finally {
+            Mem.munmap(a, 4 * MIB);
+        }
     }
 
     @Test

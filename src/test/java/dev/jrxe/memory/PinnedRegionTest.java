@@ -16,6 +16,7 @@ import static dev.jrxe.memory.TestSupport.errnoOf;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+@SuppressWarnings("restricted")
 class PinnedRegionTest {
     private final KeyTable table = TestSupport.table();
 
@@ -112,6 +113,16 @@ class PinnedRegionTest {
         assertThat(r.read(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.write(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.fetchAndAdd(mem.address(), 1, new long[1])).isEqualTo(MemStatus.FAULT);
+        // Whatever gets mapped there later is not the pinned memory: it is never touched.
+        long foreign = Mem.mmap(mem.address(), 64 * KIB, Mem.PROT_READ | Mem.PROT_WRITE,
+                Mem.MAP_PRIVATE | Mem.MAP_ANONYMOUS | Mem.MAP_FIXED_NOREPLACE, -1, 0);
+        assertThat(foreign).isEqualTo(mem.address());
+        try {
+            assertThat(r.write(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
+            assertThat(MemorySegment.ofAddress(foreign).reinterpret(64).get(JAVA_BYTE, 0)).isZero();
+        } finally {
+            Mem.munmap(foreign, 64 * KIB);
+        }
     }
 
     @Test

@@ -43,6 +43,14 @@ class RegistrationBenchmarkTest {
     }
 
     @Test
+    void shouldReadTheResidentSetSize() {
+        long statm = RegistrationBenchmark.rssKib();
+        long status = TestSupport.statusKib("VmRSS");
+        assertThat(statm).isPositive();
+        assertThat((double) statm).isCloseTo(status, org.assertj.core.data.Percentage.withPercentage(10));
+    }
+
+    @Test
     void shouldTakeNearestRankPercentiles() {
         assertThat(RegistrationBenchmark.rank(new long[]{1, 2, 3, 4}, 0.5)).isEqualTo(2);
         assertThat(RegistrationBenchmark.rank(new long[]{1, 2, 3, 4}, 0.99)).isEqualTo(4);
