@@ -53,7 +53,13 @@ public final class Engine implements PacketSink, AutoCloseable {
     /** Engine clock of the current duty cycle. */
     long now;
 
-    public Engine(String name, Link link, KeyResolver keys, EventSink events) {
+    /** How often the background thread runs {@link #housekeeping} (idle ODP reclaim and such). */
+    private static final long HOUSEKEEPING_NANOS = 100_000_000;
+    private final Runnable housekeeping;
+    private long nextHousekeeping;
+
+    public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping) {
+        this.housekeeping = housekeeping;
         this.link = link;
         this.keys = keys;
         this.events = events;
@@ -210,6 +216,10 @@ public final class Engine implements PacketSink, AutoCloseable {
         int idleRounds = 0;
         while (running) {
             long t = System.nanoTime();
+            if (t - nextHousekeeping >= 0) {
+                nextHousekeeping = t + HOUSEKEEPING_NANOS;
+                housekeeping.run();
+            }
             if (t - lastAppDrive < APP_ACTIVE_NANOS) {
                 // An application is driving the engine itself: stay out of its way.
                 LockSupport.parkNanos(APP_ACTIVE_NANOS);

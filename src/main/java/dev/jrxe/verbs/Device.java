@@ -52,7 +52,7 @@ public final class Device implements AutoCloseable {
         this.addr = (a[0] & 0xFF) << 24 | (a[1] & 0xFF) << 16 | (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
         this.keys = new KeyTable();
         this.link = LinkFactory.open(config);
-        this.engine = new Engine(config.name, link, keys::lookup, new Events());
+        this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren);
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
     }
 
