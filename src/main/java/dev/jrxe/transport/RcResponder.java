@@ -139,6 +139,11 @@ final class RcResponder {
             boolean inv = OpcodeTable.has(opcode, OpcodeTable.INVALIDATE);
             int immData = imm ? pkt.immDt().immediate() : 0;
             int invRkey = inv ? pkt.ieth().rkey() : 0;
+            if (inv && invalidate(qp, invRkey) != MemStatus.OK) {
+                // class J: the key could not be invalidated
+                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+                return;
+            }
             r.msn = (r.msn + 1) & 0xFFFFFF;
             r.inProgress = 0;
             r.recvWqe = null;
@@ -149,6 +154,15 @@ final class RcResponder {
         if (pkt.bth().ackReq()) {
             deferAck(qp, psn);
         }
+    }
+
+    /** SEND_WITH_INV: invalidates the memory key the sender names, in this QP's PD. */
+    private int invalidate(Qp qp, int rkey) {
+        MemoryKey k = engine.keys.lookup(rkey);
+        if (k instanceof dev.jrxe.memory.Region region) {
+            return region.invalidate(qp.pdHandle);
+        }
+        return MemStatus.INVALID_KEY;
     }
 
     private static void copyWqe(RecvWqe from, RecvWqe to) {
