@@ -329,7 +329,7 @@ final class RcResponder {
             }
             MemorySegment buf = out.begin(qp, opcode, Psn.add(res.firstPsn, i), false, false, n);
             if (OpcodeTable.has(opcode, OpcodeTable.HAS_AETH)) {
-                out.aeth.syndrome(Aeth.ACK).msn(res.msn);
+                out.aeth().syndrome(Aeth.ACK).msn(res.msn);
             }
             if (n > 0) {
                 int st = key == null ? MemStatus.INVALID_KEY : key.read(va + sent, buf, out.payloadOffset(), n);
@@ -389,8 +389,8 @@ final class RcResponder {
     private void sendAtomicAck(Qp qp, ResponderState.Resource res) {
         PacketOut out = engine.out;
         out.begin(qp, Opcodes.RC_ATOMIC_ACKNOWLEDGE, res.firstPsn, false, false, 0);
-        out.aeth.syndrome(Aeth.ACK).msn(res.msn);
-        out.atomicAck.originalData(res.original);
+        out.aeth().syndrome(Aeth.ACK).msn(res.msn);
+        out.atomicAck().originalData(res.original);
         out.commit();
     }
 
