@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
         DemoCommand.class,
         DevinfoCommand.class,
         RcPingpongCommand.class,
+        RegBenchCommand.class,
         BenchCommand.class,
         CommandLine.HelpCommand.class,
     })

@@ -1,0 +1,302 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WcStatus;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.Access;
+import dev.jrxe.memory.NativeMemory;
+import dev.jrxe.sys.Errno;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceConfig;
+import dev.jrxe.verbs.MemoryRegion;
+import dev.jrxe.verbs.PostException;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RcConnect;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.WorkCompletion;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * The traffic half of {@code reg-bench}: two jrxe devices in this process joined by one RC QP; the
+ * requester (device A) RDMA-WRITEs from pinned memory into device B, either into cold or warm
+ * implicit ODP memory (first-touch cost per 2 MiB child) or, for bandwidth, into a window of
+ * pinned memory and a window of implicit ODP memory, both from jrxe's allocator.
+ */
+final class RegBenchTraffic implements AutoCloseable {
+    /** Hang guard for one completion; a healthy loopback WRITE completes in microseconds. */
+    private static final long COMPLETION_TIMEOUT_NANOS = 30_000_000_000L;
+    static final int TARGET_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
+
+    /** Where the devices live and how the QP is set up. */
+    record Setup(String ipA, String ipB, int udpPort, int mtuEnum, int maxInFlight, int maxWriteBytes) {
+    }
+
+    /**
+     * Paired first-touch samples: for each chunk, one WRITE into it while cold (child creation and
+     * page fault on the responder) and right after it the same WRITE again (warm).
+     */
+    record FirstTouch(int chunks, int writeBytes, long coldMedianNs, long coldP95Ns, long warmMedianNs,
+                      long extraMedianNs, long childrenCreated) {
+    }
+
+    /** Steady-state WRITE bandwidth per round, in GB/s (10^9 bytes per second). */
+    record Bandwidth(int writeBytes, int inFlight, long windowBytes, double secondsPerRound, double[] pinnedGbps,
+                     double[] implicitGbps) {
+        double pinnedMedian() {
+            return median(pinnedGbps);
+        }
+
+        double implicitMedian() {
+            return median(implicitGbps);
+        }
+
+        /** Implicit over pinned, from the round medians. */
+        double ratio() {
+            return implicitMedian() / pinnedMedian();
+        }
+
+        private static double median(double[] v) {
+            double[] s = v.clone();
+            Arrays.sort(s);
+            return s.length == 0 ? 0 : (s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2);
+        }
+    }
+
+    private final Arena arena = Arena.ofShared();
+    private final Device a;
+    private final Device b;
+    private final MemoryRegion source;
+    private final MemoryRegion implicit;
+    private final CompletionQueue cq;
+    private final QueuePair qa;
+    private final QueuePair qb;
+    private final SendWr wr = new SendWr(1);
+    private final WorkCompletion[] wc;
+
+    RegBenchTraffic(Setup setup) {
+        Device da = null;
+        Device db = null;
+        try {
+            da = Device.open(DeviceConfig.of("jrxe-bench-a", setup.ipA()).udpPort(setup.udpPort()));
+            db = Device.open(DeviceConfig.of("jrxe-bench-b", setup.ipB()).udpPort(setup.udpPort()));
+            ProtectionDomain pda = da.allocPd();
+            ProtectionDomain pdb = db.allocPd();
+            MemorySegment src = arena.allocate(Math.max(setup.maxWriteBytes(), 4096), 4096);
+            src.fill((byte) 0x5a);
+            source = pda.registerMemory(src, Access.LOCAL_WRITE);
+            implicit = pdb.registerMemory(0, -1L, Access.ON_DEMAND | TARGET_ACCESS);
+            cq = da.createCq(Math.max(16, setup.maxInFlight() * 2));
+            CompletionQueue cqb = db.createCq(16);
+            // room beyond the WRITEs in flight: the engine frees a send slot just after it posts the
+            // completion, so a slot may still look taken right after its completion was polled
+            QpCap cap = new QpCap(setup.maxInFlight() * 2, 1, 1, 1, 0);
+            qa = pda.createQp(new QpInitAttr(QpType.RC, cq, cq, cap));
+            qb = pdb.createQp(new QpInitAttr(QpType.RC, cqb, cqb, new QpCap(1, 1, 1, 1, 0)));
+            new RcConnect().pathMtu(setup.mtuEnum()).pair(qa, 0x100, qb, 0x200);
+            a = da;
+            b = db;
+        } catch (RuntimeException e) {
+            if (da != null) {
+                da.close();
+            }
+            if (db != null) {
+                db.close();
+            }
+            arena.close();
+            throw e;
+        }
+        wc = new WorkCompletion[Math.max(16, setup.maxInFlight())];
+        for (int i = 0; i < wc.length; i++) {
+            wc[i] = new WorkCompletion();
+        }
+        wr.opcode = WrOpcode.RDMA_WRITE;
+        wr.sendFlags = SendFlags.SIGNALED;
+    }
+
+    /** A UDP port free on both addresses right now (both devices must share their port). */
+    static int freeUdpPort(String ipA, String ipB) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipA), 0))) {
+                int port = first.getLocalPort();
+                try (DatagramSocket second = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipB), port))) {
+                    return second.getLocalPort();
+                } catch (IOException taken) {
+                    // try another
+                }
+            }
+        }
+        throw new IOException("no UDP port free on both " + ipA + " and " + ipB);
+    }
+
+    /**
+     * First touch: {@code chunks} fresh 2 MiB chunks of one new mapping; into each, a WRITE of
+     * {@code writeBytes} while cold, then the same WRITE again. A first pass over a scratch mapping
+     * (unmapped afterwards) runs the cold path until it is compiled.
+     */
+    FirstTouch firstTouch(int chunks, int writeBytes, Consumer<String> progress) {
+        long chunk = NativeMemory.GRANULE;
+        MemorySegment scratch = NativeMemory.map(chunks * chunk);
+        try {
+            for (int i = 0; i < chunks; i++) {
+                write(scratch.address() + i * chunk, writeBytes, implicit.rkey());
+                write(scratch.address() + i * chunk, writeBytes, implicit.rkey());
+            }
+        } finally {
+            NativeMemory.unmap(scratch);
+        }
+        progress.accept("reg-bench: first touch, " + chunks + " chunks");
+        MemorySegment target = NativeMemory.map(chunks * chunk);
+        try {
+            long createdBefore = b.keys().counters().childrenCreated();
+            long[] cold = new long[chunks];
+            long[] warm = new long[chunks];
+            long[] extra = new long[chunks];
+            for (int i = 0; i < chunks; i++) {
+                long addr = target.address() + i * chunk;
+                cold[i] = write(addr, writeBytes, implicit.rkey());
+                warm[i] = write(addr, writeBytes, implicit.rkey());
+                extra[i] = cold[i] - warm[i];
+            }
+            long created = b.keys().counters().childrenCreated() - createdBefore;
+            Arrays.sort(cold);
+            Arrays.sort(warm);
+            Arrays.sort(extra);
+            return new FirstTouch(chunks, writeBytes, rank(cold, 0.5), rank(cold, 0.95), rank(warm, 0.5),
+                rank(extra, 0.5), created);
+        } finally {
+            NativeMemory.unmap(target);
+        }
+    }
+
+    /**
+     * Bandwidth: per round, {@code seconds} of {@code writeBytes} WRITEs with {@code inFlight}
+     * outstanding, cycling through a window of {@code window} bytes; rounds alternate pinned and
+     * implicit targets so that both see the same machine. Each window is written once, untimed,
+     * before the first round (steady state: pages present, children live).
+     */
+    Bandwidth bandwidth(int writeBytes, int inFlight, long window, double seconds, int rounds,
+                        Consumer<String> progress) {
+        MemorySegment pinnedMem = NativeMemory.map(window);
+        MemorySegment implicitMem = NativeMemory.map(window);
+        MemoryRegion pinned = null;
+        try {
+            pinned = qb.pd().registerMemory(pinnedMem, TARGET_ACCESS);
+            long nanos = (long) (seconds * 1e9);
+            stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, 0);
+            stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, 0);
+            double[] p = new double[rounds];
+            double[] i = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                progress.accept("reg-bench: bandwidth round " + (r + 1) + "/" + rounds);
+                p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
+                i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+            }
+            return new Bandwidth(writeBytes, inFlight, window, seconds, p, i);
+        } finally {
+            if (pinned != null) {
+                pinned.close();
+            }
+            NativeMemory.unmap(pinnedMem);
+            NativeMemory.unmap(implicitMem);
+        }
+    }
+
+    /**
+     * WRITEs through the window with up to {@code inFlight} outstanding, for {@code nanos}
+     * (0: exactly one pass over the window); returns GB/s of completed WRITEs.
+     */
+    private double stream(long base, long window, int rkey, int writeBytes, int inFlight, long nanos) {
+        long slots = Math.max(1, window / writeBytes);
+        long posted = 0;
+        long completed = 0;
+        long start = System.nanoTime();
+        long stopAt = start + nanos;
+        boolean posting = true;
+        wr.sge(source.addr(), writeBytes, source.lkey());
+        wr.rkey = rkey;
+        while (posting || completed < posted) {
+            while (posting && posted - completed < inFlight) {
+                wr.wrId = posted;
+                wr.remoteAddr = base + (posted % slots) * writeBytes;
+                post();
+                posted++;
+                if (nanos == 0 ? posted == slots : (posted & 15) == 0 && System.nanoTime() - stopAt >= 0) {
+                    posting = false;
+                }
+            }
+            completed += reap();
+        }
+        long elapsed = System.nanoTime() - start;
+        return completed * (double) writeBytes / elapsed;
+    }
+
+    /** One signalled WRITE; returns post-to-completion nanoseconds. */
+    private long write(long remoteAddr, int length, int rkey) {
+        wr.wrId = -1;
+        wr.sge(source.addr(), length, source.lkey());
+        wr.rdma(remoteAddr, rkey);
+        long t0 = System.nanoTime();
+        post();
+        reap();
+        return System.nanoTime() - t0;
+    }
+
+    /** Posts {@link #wr}, waiting out a send queue that is full only because a slot is not freed yet. */
+    private void post() {
+        long deadline = System.nanoTime() + COMPLETION_TIMEOUT_NANOS;
+        while (true) {
+            try {
+                qa.postSend(wr);
+                return;
+            } catch (PostException e) {
+                if (e.errno() != Errno.ENOMEM || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Polls the requester's CQ once (waiting up to the hang guard for something); fails on errors. */
+    private int reap() {
+        long deadline = System.nanoTime() + COMPLETION_TIMEOUT_NANOS;
+        int n;
+        while ((n = cq.poll(wc)) == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no WRITE completion within 30 s (QP " + qa.transportState() + ")");
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (wc[i].status != WcStatus.SUCCESS) {
+                throw new IllegalStateException("RDMA WRITE failed: " + WcStatus.str(wc[i].status));
+            }
+        }
+        return n;
+    }
+
+    private static long rank(long[] sorted, double q) {
+        int index = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    @Override
+    public void close() {
+        qa.close();
+        qb.close();
+        a.close();
+        b.close();
+        arena.close();
+    }
+}
