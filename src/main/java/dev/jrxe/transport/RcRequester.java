@@ -285,7 +285,10 @@ final class RcRequester {
                 continue;
             }
             if (Psn.diff(psn, w.lastPsn) <= 0) {
-                long off = (long) Math.max(0, Psn.diff(psn, w.firstPsn)) * mtu;
+                if (Psn.diff(psn, w.firstPsn) < 0) {
+                    psn = w.firstPsn; // never resume before a message's first PSN: PSNs are fixed per packet
+                }
+                long off = (long) Psn.diff(psn, w.firstPsn) * mtu;
                 if (WrOpcode.isAtomic(w.opcode)) {
                     off = 0;
                 }

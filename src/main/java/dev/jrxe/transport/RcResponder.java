@@ -25,6 +25,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class RcResponder {
     private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
+    private static final boolean TRACE_ERRORS = TRACE || Boolean.getBoolean("jrxe.traceErrors");
     private final Engine engine;
 
     RcResponder(Engine engine) {
@@ -468,6 +469,11 @@ final class RcResponder {
      */
     private void classC(Qp qp, int syndrome, int recvStatus, int psn, int event) {
         ResponderState r = qp.resp;
+        if (TRACE_ERRORS) {
+            System.err.println("jrxe: responder error syndrome 0x" + Integer.toHexString(syndrome) + " psn " + psn + " "
+                + qp.debugState());
+            Thread.dumpStack();
+        }
         nak(qp, syndrome, psn);
         if (r.recvWqe != null && recvStatus >= 0) {
             Completions.recv(qp, r.recvWqe, recvStatus, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);
