@@ -307,6 +307,8 @@ public final class Device implements AutoCloseable {
             System.err.println(sb);
         }
         engine.close();
+        // as ibv_close_device releases a context's resources: unpin and forget every region
+        keys.deregisterAll();
     }
 
     /** Translates the transport's events into verbs events. */

@@ -85,13 +85,15 @@ class ReregTest {
     void shouldChangeTheTranslationKeepingTheKey() {
         Region r = MemoryRegions.register(table, PD, mem, Access.LOCAL_WRITE);
         int key = r.key();
-        long lockedBefore = TestSupport.statusKib("VmLck");
+        assertThat(TestSupport.lockedKib(mem)).isEqualTo(mem.byteSize() / KIB);
+        assertThat(TestSupport.lockedKib(other)).isZero();
         MemoryRegions.rereg(r, Rereg.CHANGE_TRANSLATION, 0, other, Access.LOCAL_WRITE);
         assertThat(r.key()).isEqualTo(key);
         assertThat(r.start()).isEqualTo(other.address());
         assertThat(PinLedger.count(other.address())).isEqualTo(1);
         assertThat(PinLedger.count(mem.address())).isZero();
-        assertThat(TestSupport.statusKib("VmLck")).isEqualTo(lockedBefore);
+        assertThat(TestSupport.lockedKib(mem)).isZero();
+        assertThat(TestSupport.lockedKib(other)).isEqualTo(other.byteSize() / KIB);
         assertThat(r.check(PD, 0, mem.address(), 8)).isEqualTo(MemStatus.OUT_OF_RANGE);
         assertThat(r.atomicWrite(other.address(), 77)).isEqualTo(MemStatus.OK);
         assertThat(other.get(JAVA_LONG, 0)).isEqualTo(77);

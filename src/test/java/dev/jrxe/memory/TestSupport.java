@@ -42,6 +42,37 @@ final class TestSupport {
     }
 
     /** A field of /proc/self/status in KiB (VmRSS, VmLck). */
+    /**
+     * KiB locked (mlock) in {@code [addr, addr+len)}, summed from the "Locked:" lines of the
+     * mappings /proc/self/smaps lists there. Unlike VmLck this sees only that range, so other
+     * activity of the JVM cannot change it.
+     */
+    static long lockedKib(long addr, long len) {
+        long end = addr + len;
+        long sum = 0;
+        boolean inRange = false;
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/smaps"))) {
+                int dash = line.indexOf('-');
+                int space = line.indexOf(' ');
+                if (dash > 0 && space > dash && line.substring(0, dash).matches("[0-9a-f]+")) {
+                    long start = Long.parseUnsignedLong(line.substring(0, dash), 16);
+                    long stop = Long.parseUnsignedLong(line.substring(dash + 1, space), 16);
+                    inRange = start < end && stop > addr;
+                } else if (inRange && line.startsWith("Locked:")) {
+                    sum += Long.parseLong(line.substring(7).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return sum;
+    }
+
+    static long lockedKib(MemorySegment s) {
+        return lockedKib(s.address(), s.byteSize());
+    }
+
     static long statusKib(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
