@@ -73,6 +73,10 @@ public final class MemoryRegion implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (!region.isValid()) {
+            closed = true; // its device was closed first, which deregistered it
+            return;
+        }
         try {
             MemoryRegions.deregister(region);
             closed = true;
