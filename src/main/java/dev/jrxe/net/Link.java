@@ -4,8 +4,9 @@ package dev.jrxe.net;
  * A device's datagram link: one IPv4 address, one UDP port (4791 unless a test says otherwise).
  *
  * <p>Single-threaded by contract: one thread at a time (the device's progress engine) claims,
- * commits, flushes and polls. Only {@link #wakeup()} and {@link #counters()} may be called from
- * other threads.
+ * commits, flushes and polls. {@link #wakeup()} and {@link #counters()} may be called from any
+ * thread, and {@link #awaitReadable} from one other thread while that one polls or flushes (the
+ * engine's progress thread sleeps in it without holding the engine).
  *
  * <p>Sending: {@link #claim()} returns the buffer of the next datagram; the caller writes the UDP
  * payload at offset 0 (BTH .. payload .. pad, leaving 4 bytes for the ICRC) and calls
@@ -40,7 +41,8 @@ public interface Link extends AutoCloseable {
 
     /**
      * Blocks until a datagram can be read, {@link #wakeup()} is called, or {@code timeoutNanos}
-     * passes (0 or less: just checks). Returns true when a datagram can be read.
+     * passes (0 or less: just checks). Returns true when a datagram can be read. May run beside
+     * {@link #poll}/{@link #flush} on another thread: it changes nothing they use.
      */
     boolean awaitReadable(long timeoutNanos);
 

@@ -68,6 +68,11 @@ final class NativeLink extends AbstractLink {
     private final MemorySegment pollFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
     private final MemorySegment timespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
 
+    // ---- awaitReadable: may run on another thread than poll/flush, so it has buffers of its own
+    private final MemorySegment waitFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
+    private final MemorySegment waitTimespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
+    private final MemorySegment waitScratch = arena.allocate(8, 8);
+
     // ---- receive: R messages, each with its own buffer; a cursor across polls
     private final int rxMessages;
     private final MemorySegment rxMsgs;
@@ -80,6 +85,8 @@ final class NativeLink extends AbstractLink {
     private int rxDirty;
     /** The last recvmmsg returned fewer messages than asked: the socket was empty a moment ago. */
     private boolean rxDrained;
+    /** Received datagrams wait in rxBuf for the next poll; read by awaitReadable on any thread. */
+    private volatile boolean rxBacklog;
 
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
@@ -449,6 +456,10 @@ final class NativeLink extends AbstractLink {
                 rxOffset = 0;
             }
         }
+        boolean backlog = rxIndex < rxReady;
+        if (backlog != rxBacklog) {
+            rxBacklog = backlog;
+        }
         rethrowCallbackFailure();
         return calls;
     }
@@ -505,24 +516,28 @@ final class NativeLink extends AbstractLink {
         return len;
     }
 
+    /**
+     * Waits on the socket and the eventfd. Safe while another thread polls or flushes (the engine's
+     * progress thread waits here without holding the engine): it uses only its own pollfd,
+     * timespec and read buffers and changes nothing that poll or flush use.
+     */
     @Override
     public boolean awaitReadable(long timeoutNanos) {
         ensureOpen();
-        if (rxIndex < rxReady) {
+        if (rxBacklog) {
             return true;
         }
-        rxDrained = false;
-        SocketStructs.pollfd(pollFds, 0, fd, Sockets.POLLIN);
-        SocketStructs.pollfd(pollFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
-        SocketStructs.timespec(timespec, 0, Math.max(0, timeoutNanos));
-        int r = Sockets.ppoll(pollFds, 2, timespec);
+        SocketStructs.pollfd(waitFds, 0, fd, Sockets.POLLIN);
+        SocketStructs.pollfd(waitFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
+        SocketStructs.timespec(waitTimespec, 0, Math.max(0, timeoutNanos));
+        int r = Sockets.ppoll(waitFds, 2, waitTimespec);
         if (r <= 0) {
             return false;
         }
-        if ((SocketStructs.pollRevents(pollFds, SocketStructs.POLLFD_SIZE) & Sockets.POLLIN) != 0) {
-            Sockets.read(eventFd, scratch, 8);
+        if ((SocketStructs.pollRevents(waitFds, SocketStructs.POLLFD_SIZE) & Sockets.POLLIN) != 0) {
+            Sockets.read(eventFd, waitScratch, 8);
         }
-        return (SocketStructs.pollRevents(pollFds, 0) & Sockets.POLLIN) != 0;
+        return (SocketStructs.pollRevents(waitFds, 0) & Sockets.POLLIN) != 0;
     }
 
     @Override

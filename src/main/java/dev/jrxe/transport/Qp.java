@@ -65,6 +65,8 @@ public final class Qp {
     int retryLeft;
     int rnrRetryLeft;
     long retransmitDeadline;
+    /** The requester sent in this duty cycle: the ACK timeout runs from the flush that follows. */
+    boolean timerFromFlush;
     long rnrDeadline;
     boolean rnrWaiting;
     boolean retryStarted;

@@ -234,7 +234,10 @@ final class RcRequester {
         }
         long t = RnrTimer.ackTimeoutNanos(qp.timeout);
         if (t != 0) {
+            // provisional: the engine restarts it once the packets have left (after its flush)
             qp.retransmitDeadline = engine.now + t;
+            qp.timerFromFlush = true;
+            engine.timersToStart = true;
         }
     }
 

@@ -212,6 +212,43 @@ class LinkTest {
         }
     }
 
+    /**
+     * The engine's progress thread waits in awaitReadable without holding the engine, while an
+     * application thread polls and flushes: the wait must see what the poller left buffered and
+     * change nothing the poller relies on (here: the recvmmsg it skips right after a short batch).
+     */
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldLetAnotherThreadAwaitWithoutChangingWhatPollDoes(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            for (int i = 0; i < 3; i++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), 0, i, 64);
+            }
+            p.a.flush();
+            assertThat(p.b.awaitReadable(TimeUnit.DAYS.toNanos(1))).isTrue();
+            Collector got = new Collector();
+            assertThat(p.b.poll(got, 1)).isEqualTo(1);
+            assertThat(awaitOnAnotherThread(p.b)).as("datagrams the poller left buffered").isTrue();
+            assertThat(p.b.poll(got, 2)).isEqualTo(2);
+
+            long receiveCalls = p.b.counters().rxCalls();
+            assertThat(awaitOnAnotherThread(p.b)).isFalse();
+            assertThat(p.b.poll(got, 64)).isZero();
+            assertThat(p.b.counters().rxCalls())
+                    .as("the poll right after a short batch skips recvmmsg, whatever another thread awaited")
+                    .isEqualTo(receiveCalls);
+            assertThat(got.datagrams).extracting(Collector.Datagram::psn).containsExactly(0, 1, 2);
+        }
+    }
+
+    private static boolean awaitOnAnotherThread(Link link) throws InterruptedException {
+        boolean[] readable = new boolean[1];
+        Thread t = Thread.ofPlatform().start(() -> readable[0] = link.awaitReadable(0));
+        t.join();
+        return readable[0];
+    }
+
     @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     void shouldDropDatagramsLongerThanMaxDatagram(LinkMode mode) throws Exception {

@@ -1,0 +1,215 @@
+package dev.jrxe.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.net.DatagramHandler;
+import dev.jrxe.net.DatagramSealer;
+import dev.jrxe.net.Link;
+import dev.jrxe.net.LinkConfig;
+import dev.jrxe.net.LinkCounters;
+import dev.jrxe.net.LinkMode;
+import dev.jrxe.net.Links;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * How the engine shares the CPU and the clock with the threads around it: its progress thread
+ * must not spin against a thread that holds the engine, and a QP's ACK timeout must start when
+ * its packets have left, not when the duty cycle that built them began. Both once made a busy
+ * 2-core machine retransmit although nothing was lost.
+ */
+class EngineProgressTest {
+    private static final String ADDRESS = "127.0.0.4";
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldParkTheProgressThreadWhileAnotherThreadHoldsTheEngine() throws Exception {
+        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
+                DatagramSealer.NONE);
+             Engine engine = new Engine("park", link, key -> null, (qp, type) -> { }, () -> { })) {
+            Thread progress = thread("jrxe-park-progress");
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread holder = Thread.ofPlatform().start(() -> engine.withEngine(() -> {
+                held.countDown();
+                awaitQuietly(release);
+            }));
+            held.await();
+            // A spinning progress thread is RUNNABLE at every sample; a parked one is mostly not.
+            boolean parked = false;
+            for (int i = 0; i < 5000 && !parked; i++) {
+                Thread.State s = progress.getState();
+                parked = s == Thread.State.TIMED_WAITING || s == Thread.State.WAITING;
+                if (!parked) {
+                    Thread.sleep(1);
+                }
+            }
+            release.countDown();
+            holder.join();
+            assertThat(parked).as("the progress thread parks while another thread holds the engine").isTrue();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldStartTheAckTimeoutWhenThePacketsHaveLeft() throws Exception {
+        long flushStall = TimeUnit.MILLISECONDS.toNanos(100);
+        try (SlowFlushLink link = new SlowFlushLink(Links.open(
+                LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(), DatagramSealer.NONE), flushStall);
+             Engine engine = new Engine("timer", link, key -> null, (qp, type) -> { }, () -> { });
+             Arena arena = Arena.ofShared()) {
+            CompletionRing cq = new CompletionRing(16, new CompletionRing.Listener() {
+                @Override
+                public void onCompletionEvent(CompletionRing ring) {
+                }
+
+                @Override
+                public void onOverflow(CompletionRing ring) {
+                }
+            });
+            Qp qp = new Qp(engine, 17, QpType.RC, 1, new SendQueue(4, 1, 64, arena), new RecvQueue(4, 1), null,
+                cq, cq, true, arena);
+            engine.register(qp);
+            engine.withEngine(() -> {
+                // to a QP nobody has: the packet goes out and nothing ever answers
+                qp.destAddr = link.localAddress();
+                qp.destPort = link.localPort();
+                qp.destQpn = 18;
+                qp.timeout = 20; // 4.3 s: no retransmission while the test looks
+                qp.retryCnt = 7;
+                qp.rnrRetry = 7;
+                QpControl.enter(qp, QpState.INIT, false);
+                QpControl.enter(qp, QpState.RTR, false);
+                QpControl.enter(qp, QpState.RTS, false);
+            });
+
+            SendWqe w = qp.sq.claim();
+            w.wrId = 1;
+            w.opcode = WrOpcode.SEND;
+            w.sendFlags = SendFlags.SIGNALED;
+            w.numSge = 0;
+            w.length = 16;
+            w.inline.fill((byte) 7);
+            w.inlined = true;
+            w.inlineLength = 16;
+            w.state = SendWqe.POSTED;
+            qp.sq.publish();
+            engine.kick();
+
+            assertThat(link.sent.await(30, TimeUnit.SECONDS)).isTrue();
+            long[] deadline = new long[1];
+            engine.withEngine(() -> deadline[0] = qp.retransmitDeadline);
+            assertThat(deadline[0]).as("timer armed").isNotZero();
+            assertThat(deadline[0] - link.sentAt)
+                .as("ACK timeout counted from when the packet left (the flush took %d ms)", flushStall / 1_000_000)
+                .isGreaterThanOrEqualTo(RnrTimer.ackTimeoutNanos(qp.timeout));
+        }
+    }
+
+    private static Thread thread(String name) {
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.getName().equals(name))
+            .findFirst()
+            .orElseThrow();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A link whose first flush with datagrams in it takes {@code stall} (a preempted or cold flush). */
+    private static final class SlowFlushLink implements Link {
+        private final Link link;
+        private final long stall;
+        private int committed;
+        final CountDownLatch sent = new CountDownLatch(1);
+        volatile long sentAt;
+
+        SlowFlushLink(Link link, long stall) {
+            this.link = link;
+            this.stall = stall;
+        }
+
+        @Override
+        public int flush() {
+            if (committed > 0 && sent.getCount() > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(stall);
+                int n = link.flush();
+                committed = 0;
+                sentAt = System.nanoTime();
+                sent.countDown();
+                return n;
+            }
+            committed = 0;
+            return link.flush();
+        }
+
+        @Override
+        public void commit(int length, int dstAddr, int dstPort, int srcPort) {
+            link.commit(length, dstAddr, dstPort, srcPort);
+            committed++;
+        }
+
+        @Override
+        public int localAddress() {
+            return link.localAddress();
+        }
+
+        @Override
+        public int localPort() {
+            return link.localPort();
+        }
+
+        @Override
+        public int maxDatagram() {
+            return link.maxDatagram();
+        }
+
+        @Override
+        public MemorySegment claim() {
+            return link.claim();
+        }
+
+        @Override
+        public int poll(DatagramHandler handler, int limit) {
+            return link.poll(handler, limit);
+        }
+
+        @Override
+        public boolean awaitReadable(long timeoutNanos) {
+            return link.awaitReadable(timeoutNanos);
+        }
+
+        @Override
+        public void wakeup() {
+            link.wakeup();
+        }
+
+        @Override
+        public LinkMode mode() {
+            return link.mode();
+        }
+
+        @Override
+        public LinkCounters counters() {
+            return link.counters();
+        }
+
+        @Override
+        public void close() {
+            link.close();
+        }
+    }
+}
