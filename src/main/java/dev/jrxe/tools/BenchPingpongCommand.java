@@ -53,6 +53,15 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         + "like the raw datagram)", defaultValue = "4096")
     int mtu;
 
+    @Option(names = "--memory", description = "buffers of the jrxe side: native (jrxe's allocator, direct "
+        + "copies) or arena (a shared Arena, as most applications have) (default ${DEFAULT-VALUE})",
+        defaultValue = RcSendPingpong.MEMORY_NATIVE)
+    String memory;
+
+    @Option(names = "--send-window", description = "SENDs in flight before the next waits for a completion "
+        + "(default ${DEFAULT-VALUE}; 1 waits for every ACK, as ibv_rc_pingpong does)", defaultValue = "64")
+    int sendWindow;
+
     @Option(names = "--modes", split = ",", description = "what to run: raw, rc (default ${DEFAULT-VALUE})",
         defaultValue = "raw,rc")
     List<String> modes;
@@ -112,8 +121,8 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         switch (role) {
             case "raw-responder" -> RawUdpPingpong.respond(b, a, plan, out);
             case "raw-initiator" -> RawUdpPingpong.initiate(a, b, plan, out);
-            case "rc-responder" -> RcSendPingpong.respond(ipB, udpPort, tcpPort, mtu, plan, out);
-            case "rc-initiator" -> RcSendPingpong.initiate(ipA, udpPort, tcpPort, mtu, plan, out);
+            case "rc-responder" -> RcSendPingpong.respond(ipB, udpPort, tcpPort, mtu, memory, sendWindow, plan, out);
+            case "rc-initiator" -> RcSendPingpong.initiate(ipA, udpPort, tcpPort, mtu, memory, sendWindow, plan, out);
             default -> {
                 System.err.println("unknown role " + role);
                 return 1;
@@ -131,10 +140,19 @@ public final class BenchPingpongCommand implements Callable<Integer> {
             err.println("Invalid MTU " + mtu);
             return 1;
         }
+        if (sendWindow < 1 || sendWindow > 64) {
+            err.println("--send-window must be 1..64");
+            return 1;
+        }
+        if (!memory.equals(RcSendPingpong.MEMORY_NATIVE) && !memory.equals(RcSendPingpong.MEMORY_ARENA)) {
+            err.println("--memory must be native or arena");
+            return 1;
+        }
         int jrxePort = udpPort != 0 ? udpPort : freeUdpPort();
         int rawUdp = rawPort != 0 ? rawPort : freeUdpPort();
         out.printf("jrxe bench pingpong: two processes (%s <-> %s) busy-polling; per size %d round trips "
-            + "measured after %d warm-up; jrxe RC path MTU %d%n", ipA, ipB, plan.iters(), plan.warmup(), mtu);
+            + "measured after %d warm-up; jrxe RC path MTU %d, %s memory, send window %d%n", ipA, ipB, plan.iters(),
+            plan.warmup(), mtu, memory, sendWindow);
         out.flush();
         Map<String, LatencyResult> results = new LinkedHashMap<>();
         List<String> infos = new ArrayList<>();
@@ -145,7 +163,7 @@ public final class BenchPingpongCommand implements Callable<Integer> {
             }
             List<String> common = List.of("bench", "pingpong", "--iters", Integer.toString(plan.iters()),
                 "--warmup", Integer.toString(plan.warmup()), "--sizes", joined(plan.sizes()), "--mtu",
-                Integer.toString(mtu), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
+                Integer.toString(mtu), "--memory", memory, "--send-window", Integer.toString(sendWindow), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
                 "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(freeTcpPort()));
             String failure = runMode(mode, common, plan, results, infos);
             if (failure != null) {

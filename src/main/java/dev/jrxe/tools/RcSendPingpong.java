@@ -7,6 +7,8 @@ import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
+import dev.jrxe.memory.NativeMemory;
+import dev.jrxe.net.LinkCounters;
 import dev.jrxe.transport.TransportCounters;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
@@ -24,6 +26,8 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -39,6 +43,13 @@ import org.HdrHistogram.Histogram;
  */
 final class RcSendPingpong {
     static final String MODE = "rc";
+    /** Buffers from jrxe's allocator: the transport copies directly. */
+    static final String MEMORY_NATIVE = "native";
+    /**
+     * Buffers from a shared {@link Arena}: what most applications have. Today the verbs layer
+     * registers them by address only, so every copy goes through process_vm_readv/writev.
+     */
+    static final String MEMORY_ARENA = "arena";
     private static final int RECV_RING = 64;
     private static final int MAX_SEND = 64;
     private static final long SILENCE_NANOS = 10_000_000_000L;
@@ -50,6 +61,8 @@ final class RcSendPingpong {
     private final MemoryRegion mr;
     private final CompletionQueue cq;
     private final QueuePair qp;
+    private final MemorySegment buf;
+    private final boolean nativeMemory;
     private final MemorySegment sendBuf;
     private final long recvBase;
     private final int slot;
@@ -57,12 +70,20 @@ final class RcSendPingpong {
     private final SendWr swr = new SendWr(1);
     private final WorkCompletion[] wc = new WorkCompletion[16];
     private int sendsOutstanding;
+    /** Sends that may be in flight before the next one waits: 1 is ibv_rc_pingpong's way (ACK-bound). */
+    private int sendWindow = MAX_SEND;
 
-    private RcSendPingpong(String name, String ip, int udpPort, int maxSize) {
+    private RcSendPingpong(String name, String ip, int udpPort, int maxSize, String memory) {
         dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort));
         pd = dev.allocPd();
         slot = (maxSize + 63) & ~63;
-        MemorySegment buf = arena.allocate((long) slot * (RECV_RING + 1), 4096);
+        long bytes = (long) slot * (RECV_RING + 1);
+        buf = switch (memory) {
+            case MEMORY_NATIVE -> NativeMemory.map(bytes);
+            case MEMORY_ARENA -> arena.allocate(bytes, 4096);
+            default -> throw new IllegalArgumentException("memory " + memory + ": native or arena");
+        };
+        nativeMemory = memory.equals(MEMORY_NATIVE);
         sendBuf = buf.asSlice(0, slot);
         recvBase = buf.address() + slot;
         mr = pd.registerMemory(buf, Access.LOCAL_WRITE);
@@ -158,7 +179,7 @@ final class RcSendPingpong {
     }
 
     private void awaitSendSlot() throws IOException {
-        while (sendsOutstanding >= MAX_SEND) {
+        while (sendsOutstanding >= sendWindow) {
             if (pollOnce() >= 0) {
                 throw new IOException("unexpected receive");
             }
@@ -181,15 +202,30 @@ final class RcSendPingpong {
                 sb.append(' ').append(TransportCounters.name(i)).append('=').append(c.get(i));
             }
         }
+        LinkCounters l = dev.link().counters();
+        sb.append(String.format("; link tx %d pkts in %d calls, rx %d pkts in %d calls", l.txPackets(), l.txCalls(),
+            l.rxPackets(), l.rxCalls()));
+        sb.append("; thread CPU ms:");
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            long ns = mx.getThreadCpuTime(t.threadId());
+            if (ns > 50_000_000L) {
+                sb.append(' ').append(t.getName()).append('=').append(ns / 1_000_000);
+            }
+        }
         out.println(sb);
         out.flush();
         dev.close();
+        if (nativeMemory) {
+            NativeMemory.unmap(buf);
+        }
         arena.close();
     }
 
-    static void respond(String ip, int udpPort, int tcpPort, int mtu, PingpongPlan plan, PrintStream out)
-        throws IOException {
-        RcSendPingpong side = new RcSendPingpong("bench1", ip, udpPort, plan.maxSize());
+    static void respond(String ip, int udpPort, int tcpPort, int mtu, String memory, int sendWindow,
+                        PingpongPlan plan, PrintStream out) throws IOException {
+        RcSendPingpong side = new RcSendPingpong("bench1", ip, udpPort, plan.maxSize(), memory);
+        side.sendWindow = sendWindow;
         try {
             side.connect(tcpPort, true, mtu, out);
             for (long n = 0; n < plan.totalRoundTrips(); n++) {
@@ -204,9 +240,10 @@ final class RcSendPingpong {
         }
     }
 
-    static void initiate(String ip, int udpPort, int tcpPort, int mtu, PingpongPlan plan, PrintStream out)
-        throws IOException {
-        RcSendPingpong side = new RcSendPingpong("bench0", ip, udpPort, plan.maxSize());
+    static void initiate(String ip, int udpPort, int tcpPort, int mtu, String memory, int sendWindow,
+                         PingpongPlan plan, PrintStream out) throws IOException {
+        RcSendPingpong side = new RcSendPingpong("bench0", ip, udpPort, plan.maxSize(), memory);
+        side.sendWindow = sendWindow;
         try {
             side.connect(tcpPort, false, mtu, out);
             long recvs = 0;
