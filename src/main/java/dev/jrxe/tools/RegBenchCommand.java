@@ -85,12 +85,13 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "target window the WRITEs cycle through, per kind (default ${DEFAULT-VALUE})")
     long bwWindow;
 
-    @Option(names = "--bw-seconds", defaultValue = "3", paramLabel = "S",
+    @Option(names = "--bw-seconds", defaultValue = "1", paramLabel = "S",
         description = "seconds per bandwidth round and kind (default ${DEFAULT-VALUE})")
     double bwSeconds;
 
-    @Option(names = "--bw-rounds", defaultValue = "3", paramLabel = "N",
-        description = "bandwidth rounds, pinned and implicit alternating; medians reported (default ${DEFAULT-VALUE})")
+    @Option(names = "--bw-rounds", defaultValue = "6", paramLabel = "N",
+        description = "bandwidth rounds, each running both kinds, the first alternating; medians "
+            + "reported (default ${DEFAULT-VALUE})")
     int bwRounds;
 
     @Option(names = "--mtu", defaultValue = "4096", description = "path MTU of the traffic QP (default ${DEFAULT-VALUE})")

@@ -182,8 +182,9 @@ final class RegBenchTraffic implements AutoCloseable {
 
     /**
      * Bandwidth: per round, {@code seconds} of {@code writeBytes} WRITEs with {@code inFlight}
-     * outstanding, cycling through a window of {@code window} bytes; rounds alternate pinned and
-     * implicit targets so that both see the same machine. Each window is written once, untimed,
+     * outstanding, cycling through a window of {@code window} bytes; each round runs both kinds,
+     * which goes first alternating (pinned-implicit, implicit-pinned, ...), so that both see the
+     * same (shared, noisy) machine. Each window is written once, untimed,
      * before the first round (steady state: pages present, children live).
      */
     Bandwidth bandwidth(int writeBytes, int inFlight, long window, double seconds, int rounds,
@@ -200,8 +201,13 @@ final class RegBenchTraffic implements AutoCloseable {
             double[] i = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 progress.accept("reg-bench: bandwidth round " + (r + 1) + "/" + rounds);
-                p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
-                i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                if (r % 2 == 0) {
+                    p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
+                    i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                } else {
+                    i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                    p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
+                }
             }
             return new Bandwidth(writeBytes, inFlight, window, seconds, p, i);
         } finally {
