@@ -22,6 +22,7 @@ import dev.jrxe.verbs.WorkCompletion;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -62,9 +63,24 @@ final class RegBenchTraffic implements AutoCloseable {
             return median(implicitGbps);
         }
 
-        /** Implicit over pinned, from the round medians. */
-        double ratio() {
-            return implicitMedian() / pinnedMedian();
+        double pinnedBest() {
+            return Arrays.stream(pinnedGbps).max().orElse(0);
+        }
+
+        double implicitBest() {
+            return Arrays.stream(implicitGbps).max().orElse(0);
+        }
+
+        /**
+         * Median over rounds of implicit / pinned within the round: the two runs of a round are
+         * back to back, so load that drifts over seconds cancels out.
+         */
+        double pairedRatio() {
+            double[] r = new double[pinnedGbps.length];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = implicitGbps[i] / pinnedGbps[i];
+            }
+            return median(r);
         }
 
         private static double median(double[] v) {
@@ -290,6 +306,27 @@ final class RegBenchTraffic implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /**
+     * The page fault alone: median nanoseconds of one CPU store into each of {@code chunks} fresh
+     * 2 MiB chunks of a new mapping from jrxe's allocator (no jrxe involved), for comparison.
+     */
+    static long plainFirstTouchNs(int chunks) {
+        long chunk = NativeMemory.GRANULE;
+        MemorySegment m = NativeMemory.map(chunks * chunk);
+        try {
+            long[] t = new long[chunks];
+            for (int i = 0; i < chunks; i++) {
+                long t0 = System.nanoTime();
+                m.set(ValueLayout.JAVA_BYTE, i * chunk, (byte) 1);
+                t[i] = System.nanoTime() - t0;
+            }
+            Arrays.sort(t);
+            return rank(t, 0.5);
+        } finally {
+            NativeMemory.unmap(m);
+        }
     }
 
     private static long rank(long[] sorted, double q) {
