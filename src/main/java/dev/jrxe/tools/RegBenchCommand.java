@@ -33,6 +33,7 @@ import picocli.CommandLine.Option;
         "Progress goes to stderr, results to stdout."})
 public final class RegBenchCommand implements Callable<Integer> {
     static final String DEFAULT_SIZES = "4K,64K,1M,16M,64M,256M,1G";
+    private static final int COPY_WRITES_PER_ROUND = 200_000;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -223,6 +224,11 @@ public final class RegBenchCommand implements Callable<Integer> {
                 b.implicitBest(), rounds(b.implicitGbps()));
             out.printf("  implicit / pinned = %.1f %% (median of per-round ratios; target >= 95 %%), best / best "
                 + "%.1f %%%n", 100 * b.pairedRatio(), 100 * b.implicitBest() / b.pinnedBest());
+            int packet = Math.min(mtu, (int) bwBytes);
+            double[] copy = RegBenchTraffic.packetCopyNs(packet, bwWindow, COPY_WRITES_PER_ROUND, 5);
+            out.printf("  responder memory path per %d B packet, no network (best of 5 x %d writes into the warm "
+                + "window): pinned %.0f ns, implicit %.0f ns (%+.0f ns)%n", packet, COPY_WRITES_PER_ROUND, copy[0],
+                copy[1], copy[1] - copy[0]);
             return 0;
         } catch (RuntimeException e) {
             err.println("reg-bench: traffic failed: " + e);
