@@ -14,6 +14,8 @@ public final class Region implements MemoryKey, AutoCloseable {
     private volatile int access;
     volatile Translation translation;
     volatile boolean valid = true;
+    /** Invalidated by a SEND_WITH_INV (or a local invalidate): the key no longer grants access. */
+    private volatile boolean invalidated;
 
     Region(KeyTable table, int key, int pdHandle, int access, Translation translation) {
         this.table = table;
@@ -86,6 +88,28 @@ public final class Region implements MemoryKey, AutoCloseable {
         return valid;
     }
 
+    /**
+     * Invalidates the key on behalf of {@code pdHandle} (an incoming SEND_WITH_INV names it):
+     * afterwards every check fails with {@link MemStatus#INVALID_STATE}. Returns
+     * {@link MemStatus#OK}, or why it cannot: {@link MemStatus#PD_MISMATCH},
+     * {@link MemStatus#INVALID_STATE} when already invalid or deregistered.
+     */
+    public int invalidate(int pdHandle) {
+        if (!valid || invalidated) {
+            return MemStatus.INVALID_STATE;
+        }
+        if (pdHandle != this.pdHandle) {
+            return MemStatus.PD_MISMATCH;
+        }
+        invalidated = true;
+        return MemStatus.OK;
+    }
+
+    /** Whether a SEND_WITH_INV or local invalidate has invalidated the key. */
+    public boolean isInvalidated() {
+        return invalidated;
+    }
+
     void pdHandle(int value) {
         pdHandle = value;
     }
@@ -96,7 +120,7 @@ public final class Region implements MemoryKey, AutoCloseable {
 
     @Override
     public int check(int pdHandle, int requiredAccess, long va, long len) {
-        if (!valid) {
+        if (!valid || invalidated) {
             return MemStatus.INVALID_STATE;
         }
         if (pdHandle != this.pdHandle) {

@@ -37,6 +37,8 @@ public final class Mem {
 
     public static final int MADV_WILLNEED = 3;
     public static final int MADV_DONTNEED = 4;
+    /** Keep transparent huge pages away (exact per-page lock accounting in tests). */
+    public static final int MADV_NOHUGEPAGE = 15;
     public static final int MADV_POPULATE_READ = 22;
     public static final int MADV_POPULATE_WRITE = 23;
 

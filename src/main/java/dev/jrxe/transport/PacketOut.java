@@ -3,31 +3,21 @@ package dev.jrxe.transport;
 import dev.jrxe.wire.Aeth;
 import dev.jrxe.wire.AtomicAckEth;
 import dev.jrxe.wire.AtomicEth;
-import dev.jrxe.wire.Bth;
 import dev.jrxe.wire.ImmDt;
 import dev.jrxe.wire.Ieth;
-import dev.jrxe.wire.OpcodeTable;
+import dev.jrxe.wire.Opcodes;
+import dev.jrxe.wire.PacketWriter;
 import dev.jrxe.wire.Reth;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Builds one outbound packet at a time straight into the link's next datagram buffer: BTH and
- * extension headers through the wire flyweights, payload copied by the caller at
- * {@link #payloadOffset()}, pad, then commit (the link's sealer adds the ICRC). Engine thread only.
+ * Builds one outbound packet at a time straight into the link's next datagram buffer with the
+ * wire's {@link PacketWriter}: headers, payload copied by the caller at {@link #payloadOffset()},
+ * then {@link #commit()} pads and queues it (the link's sealer adds the ICRC). Engine thread only.
  */
 final class PacketOut {
     private final Engine engine;
-    final Bth bth = new Bth();
-    final Reth reth = new Reth();
-    final Aeth aeth = new Aeth();
-    final AtomicEth atomicEth = new AtomicEth();
-    final AtomicAckEth atomicAck = new AtomicAckEth();
-    final ImmDt immDt = new ImmDt();
-    final Ieth ieth = new Ieth();
-
-    private MemorySegment buf;
-    private int opcode;
-    private int headerLength;
+    private final PacketWriter writer = new PacketWriter();
     private int payloadLength;
     private Qp qp;
 
@@ -35,70 +25,57 @@ final class PacketOut {
         this.engine = engine;
     }
 
-    /**
-     * Starts a packet of {@code opcode} carrying {@code payloadLength} bytes. Extension headers
-     * present for the opcode are positioned and zeroed; the caller sets their fields.
-     */
+    /** Starts a packet of {@code opcode} carrying {@code payloadLength} bytes; returns its buffer. */
     MemorySegment begin(Qp qp, int opcode, int psn, boolean ackReq, boolean solicited, int payloadLength) {
         this.qp = qp;
-        this.opcode = opcode;
         this.payloadLength = payloadLength;
-        this.headerLength = OpcodeTable.headerLength(opcode);
-        buf = engine.link.claim();
-        buf.asSlice(0, headerLength).fill((byte) 0);
-        int pad = (4 - (payloadLength & 3)) & 3;
-        bth.wrap(buf, 0)
-            .opcode(opcode)
-            .solicited(solicited)
-            .padCount(pad)
-            .pkey(0xFFFF)
-            .destQp(qp.destQpn)
-            .ackReq(ackReq)
-            .psn(psn & 0xFFFFFF);
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_RETH)) {
-            reth.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_RETH));
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_AETH)) {
-            aeth.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_AETH));
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_ATMETH)) {
-            atomicEth.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_ATMETH));
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_ATMACK)) {
-            atomicAck.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_ATMACK));
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_IMMDT)) {
-            immDt.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_IMMDT));
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.HAS_IETH)) {
-            ieth.wrap(buf, OpcodeTable.offset(opcode, OpcodeTable.HAS_IETH));
-        }
+        MemorySegment buf = engine.link.claim();
+        writer.begin(buf, 0, opcode);
+        writer.bth().solicited(solicited).destQp(qp.destQpn).ackReq(ackReq).psn(psn);
         return buf;
     }
 
+    Reth reth() {
+        return writer.reth();
+    }
+
+    Aeth aeth() {
+        return writer.aeth();
+    }
+
+    AtomicEth atomicEth() {
+        return writer.atomicEth();
+    }
+
+    AtomicAckEth atomicAck() {
+        return writer.atomicAckEth();
+    }
+
+    ImmDt immDt() {
+        return writer.immDt();
+    }
+
+    Ieth ieth() {
+        return writer.ieth();
+    }
+
     /** Where the payload goes in the buffer {@link #begin} returned. */
-    int payloadOffset() {
-        return headerLength;
+    long payloadOffset() {
+        return writer.payloadOffset();
     }
 
     /** Pads, queues the datagram on the link and counts it. */
     void commit() {
-        int pad = (4 - (payloadLength & 3)) & 3;
-        int end = headerLength + payloadLength;
-        for (int i = 0; i < pad; i++) {
-            buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, end + i, (byte) 0);
-        }
-        int length = end + pad + 4;
+        int length = writer.finish(payloadLength);
         engine.link.commit(length, qp.destAddr, qp.destPort, qp.srcPort);
         engine.counters.inc(TransportCounters.SENT_PKTS);
         engine.counters.add(TransportCounters.SENT_BYTES, length);
-        buf = null;
     }
 
     /** Sends an ACK or NAK: {@code syndrome} per AETH, PSN and MSN as given. */
     void ack(Qp qp, int syndrome, int psn, int msn) {
-        begin(qp, dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE, psn, false, false, 0);
-        aeth.syndrome(syndrome).msn(msn & 0xFFFFFF);
+        begin(qp, Opcodes.RC_ACKNOWLEDGE, psn, false, false, 0);
+        writer.aeth().syndrome(syndrome).msn(msn);
         commit();
     }
 }

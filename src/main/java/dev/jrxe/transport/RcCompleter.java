@@ -109,6 +109,15 @@ final class RcCompleter {
             if (WrOpcode.isSend(w.opcode)) {
                 engine.counters.inc(TransportCounters.RDMA_SENDS);
             }
+            int end = Psn.add(w.lastPsn, 1);
+            if (Psn.diff(end, qp.compPsn) > 0) {
+                qp.compPsn = end;
+            }
+        }
+        if (sq.next < sq.consumer()) {
+            // A retry had rewound the requester to WQEs this completed: never let it start a
+            // retired slot (the application may have posted a new WQE there); resume after them.
+            requester.rewindTo(qp, qp.compPsn);
         }
         return limit;
     }
@@ -213,6 +222,9 @@ final class RcCompleter {
 
     private void onRnrNak(Qp qp, int psn, int timerCode) {
         engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
+        if (Psn.diff(psn, qp.compPsn) < 0) {
+            return; // stale (duplicated or overtaken): everything before compPsn is acknowledged
+        }
         // resume at the NAKed message, or earlier if a READ before it still misses responses
         psn = completeAcked(qp, Psn.add(psn, -1), false);
         if (qp.rnrWaiting) {
@@ -233,6 +245,9 @@ final class RcCompleter {
     }
 
     private void onNak(Qp qp, int psn, int syndrome) {
+        if (Psn.diff(psn, qp.compPsn) < 0) {
+            return; // stale (duplicated or overtaken): a NAK never concerns acknowledged PSNs
+        }
         int limit = completeAcked(qp, Psn.add(psn, -1), false);
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {

@@ -137,7 +137,7 @@ final class RcRequester {
         PacketOut out = engine.out;
         int psn = qp.psn;
         out.begin(qp, Opcodes.RC_RDMA_READ_REQUEST, psn, true, false, 0);
-        out.reth.va(w.remoteAddr + w.offset).rkey(w.rkey).dmaLength((int) (w.length - w.offset));
+        out.reth().va(w.remoteAddr + w.offset).rkey(w.rkey).dmaLength((int) (w.length - w.offset));
         out.commit();
         int remainingPackets = w.packets - (int) (w.offset / qp.pathMtu);
         qp.psn = Psn.add(psn, Math.max(1, remainingPackets));
@@ -150,11 +150,11 @@ final class RcRequester {
         PacketOut out = engine.out;
         int opcode = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP ? Opcodes.RC_COMPARE_SWAP : Opcodes.RC_FETCH_ADD;
         out.begin(qp, opcode, qp.psn, true, false, 0);
-        out.atomicEth.va(w.remoteAddr).rkey(w.rkey);
+        out.atomicEth().va(w.remoteAddr).rkey(w.rkey);
         if (w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP) {
-            out.atomicEth.swapAdd(w.swap).compare(w.compareAdd);
+            out.atomicEth().swapAdd(w.swap).compare(w.compareAdd);
         } else {
-            out.atomicEth.swapAdd(w.compareAdd).compare(0);
+            out.atomicEth().swapAdd(w.compareAdd).compare(0);
         }
         out.commit();
         qp.psn = Psn.add(qp.psn, 1);
@@ -175,13 +175,13 @@ final class RcRequester {
         PacketOut out = engine.out;
         MemorySegment buf = out.begin(qp, opcode, qp.psn, ackReq, solicited, n);
         if (first && WrOpcode.isWrite(w.opcode)) {
-            out.reth.va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
+            out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
         }
         if (last && (w.opcode == WrOpcode.SEND_WITH_IMM || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
-            out.immDt.immediate(w.immData);
+            out.immDt().immediate(w.immData);
         }
         if (last && w.opcode == WrOpcode.SEND_WITH_INV) {
-            out.ieth.rkey(w.invalidateRkey);
+            out.ieth().rkey(w.invalidateRkey);
         }
         if (n > 0) {
             if (w.inlined) {
@@ -285,7 +285,10 @@ final class RcRequester {
                 continue;
             }
             if (Psn.diff(psn, w.lastPsn) <= 0) {
-                long off = (long) Math.max(0, Psn.diff(psn, w.firstPsn)) * mtu;
+                if (Psn.diff(psn, w.firstPsn) < 0) {
+                    psn = w.firstPsn; // never resume before a message's first PSN: PSNs are fixed per packet
+                }
+                long off = (long) Psn.diff(psn, w.firstPsn) * mtu;
                 if (WrOpcode.isAtomic(w.opcode)) {
                     off = 0;
                 }

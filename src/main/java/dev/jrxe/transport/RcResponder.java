@@ -25,6 +25,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class RcResponder {
     private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
+    private static final boolean TRACE_ERRORS = TRACE || Boolean.getBoolean("jrxe.traceErrors");
     private final Engine engine;
 
     RcResponder(Engine engine) {
@@ -139,6 +140,11 @@ final class RcResponder {
             boolean inv = OpcodeTable.has(opcode, OpcodeTable.INVALIDATE);
             int immData = imm ? pkt.immDt().immediate() : 0;
             int invRkey = inv ? pkt.ieth().rkey() : 0;
+            if (inv && invalidate(qp, invRkey) != MemStatus.OK) {
+                // class J: the key could not be invalidated
+                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+                return;
+            }
             r.msn = (r.msn + 1) & 0xFFFFFF;
             r.inProgress = 0;
             r.recvWqe = null;
@@ -149,6 +155,15 @@ final class RcResponder {
         if (pkt.bth().ackReq()) {
             deferAck(qp, psn);
         }
+    }
+
+    /** SEND_WITH_INV: invalidates the memory key the sender names, in this QP's PD. */
+    private int invalidate(Qp qp, int rkey) {
+        MemoryKey k = engine.keys.lookup(rkey);
+        if (k instanceof dev.jrxe.memory.Region region) {
+            return region.invalidate(qp.pdHandle);
+        }
+        return MemStatus.INVALID_KEY;
     }
 
     private static void copyWqe(RecvWqe from, RecvWqe to) {
@@ -315,7 +330,7 @@ final class RcResponder {
             }
             MemorySegment buf = out.begin(qp, opcode, Psn.add(res.firstPsn, i), false, false, n);
             if (OpcodeTable.has(opcode, OpcodeTable.HAS_AETH)) {
-                out.aeth.syndrome(Aeth.ACK).msn(res.msn);
+                out.aeth().syndrome(Aeth.ACK).msn(res.msn);
             }
             if (n > 0) {
                 int st = key == null ? MemStatus.INVALID_KEY : key.read(va + sent, buf, out.payloadOffset(), n);
@@ -375,8 +390,8 @@ final class RcResponder {
     private void sendAtomicAck(Qp qp, ResponderState.Resource res) {
         PacketOut out = engine.out;
         out.begin(qp, Opcodes.RC_ATOMIC_ACKNOWLEDGE, res.firstPsn, false, false, 0);
-        out.aeth.syndrome(Aeth.ACK).msn(res.msn);
-        out.atomicAck.originalData(res.original);
+        out.aeth().syndrome(Aeth.ACK).msn(res.msn);
+        out.atomicAck().originalData(res.original);
         out.commit();
     }
 
@@ -454,6 +469,11 @@ final class RcResponder {
      */
     private void classC(Qp qp, int syndrome, int recvStatus, int psn, int event) {
         ResponderState r = qp.resp;
+        if (TRACE_ERRORS) {
+            System.err.println("jrxe: responder error syndrome 0x" + Integer.toHexString(syndrome) + " psn " + psn + " "
+                + qp.debugState());
+            Thread.dumpStack();
+        }
         nak(qp, syndrome, psn);
         if (r.recvWqe != null && recvStatus >= 0) {
             Completions.recv(qp, r.recvWqe, recvStatus, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);

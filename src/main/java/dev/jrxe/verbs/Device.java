@@ -42,6 +42,7 @@ public final class Device implements AutoCloseable {
     private final AtomicInteger nextQpn = new AtomicInteger(FIRST_QPN);
     private final AtomicInteger nextPd = new AtomicInteger(1);
     private final AtomicInteger liveQps = new AtomicInteger();
+    private final AtomicInteger livePds = new AtomicInteger();
     private final AtomicInteger liveCqs = new AtomicInteger();
     private final Map<Integer, QueuePair> qps = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -195,7 +196,15 @@ public final class Device implements AutoCloseable {
     /** {@code ibv_alloc_pd}. */
     public ProtectionDomain allocPd() {
         ensureOpen();
+        if (livePds.incrementAndGet() > MAX_PD) {
+            livePds.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many protection domains");
+        }
         return new ProtectionDomain(this, nextPd.getAndIncrement());
+    }
+
+    void pdClosed() {
+        livePds.decrementAndGet();
     }
 
     /** {@code ibv_create_comp_channel}. */

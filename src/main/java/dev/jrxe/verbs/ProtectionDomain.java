@@ -71,7 +71,14 @@ public final class ProtectionDomain implements AutoCloseable {
         return new AddressHandle(this, attr);
     }
 
+    private boolean closed;
+
+    /** {@code ibv_dealloc_pd}; closing twice is harmless. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            device.pdClosed();
+        }
     }
 }

@@ -58,7 +58,9 @@ public final class Icrc {
     private final CRC32 crc = new CRC32();
     private final byte[] pseudo = new byte[PSEUDO_LENGTH];
     private final MemorySegment pseudoSegment = MemorySegment.ofArray(pseudo);
-    private static final int VIEWS = 16;
+    /** View cache: open addressing by identity, probing a few slots (links use ~100-300 buffers). */
+    private static final int VIEWS = 1024;
+    private static final int PROBES = 16;
     private final MemorySegment[] viewKeys = new MemorySegment[VIEWS];
     private final ByteBuffer[] views = new ByteBuffer[VIEWS];
 
@@ -174,11 +176,23 @@ public final class Icrc {
     }
 
     private ByteBuffer view(MemorySegment buf) {
-        int slot = System.identityHashCode(buf) & (VIEWS - 1);
-        if (viewKeys[slot] != buf) {
-            views[slot] = buf.asByteBuffer();
-            viewKeys[slot] = buf;
+        int home = System.identityHashCode(buf) & (VIEWS - 1);
+        for (int i = 0; i < PROBES; i++) {
+            int slot = (home + i) & (VIEWS - 1);
+            MemorySegment key = viewKeys[slot];
+            if (key == buf) {
+                return views[slot];
+            }
+            if (key == null) {
+                return remember(slot, buf);
+            }
         }
+        return remember(home, buf);
+    }
+
+    private ByteBuffer remember(int slot, MemorySegment buf) {
+        views[slot] = buf.asByteBuffer();
+        viewKeys[slot] = buf;
         return views[slot];
     }
 }

@@ -46,6 +46,9 @@ class PinnedRegionTest {
     @Test
     void shouldKeepSharedPagesLockedUntilTheLastPinGoes() {
         MemorySegment mem = NativeMemory.map(4 * MIB);
+        // khugepaged may collapse the mapping into a huge page at any time, which makes VmLck
+        // count in 2 MiB steps: keep THP away so the page-exact accounting below is meaningful
+        assertThat(dev.jrxe.sys.Mem.madvise(mem.address(), 4 * MIB, dev.jrxe.sys.Mem.MADV_NOHUGEPAGE)).isZero();
         try {
             long lockedBefore = TestSupport.statusKib("VmLck");
             Region whole = MemoryRegions.register(table, PD, mem, Access.LOCAL_WRITE);

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs the external checkers the tests rely on (installed by .ci/run: tshark, python3-scapy, tcpdump, ethtool). */
 final class Tools {
-    static final Path ORACLE = Path.of(System.getProperty("jrxe.oracle", "/work/shared/oracle/roce_check.py"));
+    static final Path ORACLE = Path.of(System.getProperty("jrxe.oracle", "../shared/oracle/roce_check.py"));
     static final String PYTHON = "/usr/bin/python3";
 
     private Tools() {

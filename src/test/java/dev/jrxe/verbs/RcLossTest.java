@@ -135,7 +135,10 @@ class RcLossTest {
                 int m = f.cqb.poll(wcs);
                 for (int k = 0; k < m; k++) {
                     WorkCompletion w = wcs[k];
-                    assertThat(w.status).isEqualTo(WcStatus.SUCCESS);
+                    if (w.status != WcStatus.SUCCESS) {
+                        throw new AssertionError("receive " + w + " after " + recvsDone + " SENDs; b's events: "
+                            + drainEvents(f.b) + "\n a: " + f.qa.transportState() + "\n b: " + f.qb.transportState());
+                    }
                     assertThat(w.opcode).isEqualTo(WcOpcode.RECV);
                     long at = recvBase + w.wrId * SLOT;
                     assertThat(f.bufB.get(ValueLayout.JAVA_INT_UNALIGNED, at)).as("SEND sequence")
@@ -164,5 +167,14 @@ class RcLossTest {
                 f.b.counters().get(TransportCounters.DUPLICATE_REQUEST),
                 f.b.counters().get(TransportCounters.OUT_OF_SEQ_REQUEST));
         }
+    }
+
+    private static String drainEvents(Device d) {
+        StringBuilder sb = new StringBuilder();
+        AsyncEvent e;
+        while ((e = d.pollAsyncEvent()) != null) {
+            sb.append(e).append("; ");
+        }
+        return sb.toString();
     }
 }

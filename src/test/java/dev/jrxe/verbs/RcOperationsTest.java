@@ -252,4 +252,30 @@ class RcOperationsTest {
             assertThat(f.qa.state()).isEqualTo(QpState.RTS);
         }
     }
+
+    @Test
+    void shouldInvalidateTheNamedKeyOnSendWithInvalidate() {
+        try (RcFixture f = new RcFixture(16384)) {
+            f.connect();
+            MemoryRegion target = f.pdb.registerMemory(f.bufB.asSlice(8192, 4096),
+                dev.jrxe.memory.Access.LOCAL_WRITE | dev.jrxe.memory.Access.REMOTE_WRITE);
+            fill(f.bufA, 0, 3000, 12);
+            f.qb.postRecv(new RecvWr(1).sge(f.bufB.address(), 3000, f.mrb.lkey()));
+            SendWr s = new SendWr(1).sge(f.bufA.address(), 3000, f.mra.lkey());
+            s.opcode = WrOpcode.SEND_WITH_INV;
+            s.invalidateRkey = target.rkey();
+            s.sendFlags = SendFlags.SIGNALED;
+            f.qa.postSend(s);
+            f.pollOk(f.cqa);
+            WorkCompletion rc = f.pollOk(f.cqb);
+            assertThat(rc.wcFlags & WcFlags.WITH_INV).isNotZero();
+            assertThat(rc.invalidatedRkey).isEqualTo(target.rkey());
+            assertFilled(f.bufB, 0, 3000, 12);
+            // the invalidated key no longer grants remote access
+            SendWr w = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey()).rdma(f.bufB.address() + 8192, target.rkey());
+            w.opcode = WrOpcode.RDMA_WRITE;
+            f.qa.postSend(w);
+            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        }
+    }
 }

@@ -1,0 +1,285 @@
+package dev.jrxe.tools;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jrxe bench pingpong}: round-trip latency of jrxe's RC SEND against plain Java UDP in the
+ * same run, each between two child processes (127.0.0.2 and 127.0.0.3) that busy-poll. Prints median
+ * and p99 per message size and the ratio jrxe/raw. This process only starts the children and
+ * collects their "RESULT" lines; a child is this command with a hidden {@code --role}.
+ */
+@Command(name = "pingpong", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Round-trip latency: raw Java UDP busy-poll ping-pong vs jrxe RC SEND ping-pong,",
+        "two processes each, median and p99 per size, and the ratio jrxe/raw."})
+public final class BenchPingpongCommand implements Callable<Integer> {
+    static final String READY = "READY";
+    static final long HIGHEST_NANOS = 10_000_000_000L;
+    private static final String INFO = "INFO ";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
+        defaultValue = "20000")
+    int iters;
+
+    @Option(names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
+        defaultValue = "5000")
+    int warmup;
+
+    @Option(names = "--sizes", split = ",", description = "message sizes in bytes (default ${DEFAULT-VALUE})",
+        defaultValue = "4096,8")
+    List<Integer> sizes;
+
+    @Option(names = {"-m", "--mtu"}, description = "jrxe path MTU (default ${DEFAULT-VALUE}: 4 KiB in one packet, "
+        + "like the raw datagram)", defaultValue = "4096")
+    int mtu;
+
+    @Option(names = "--modes", split = ",", description = "what to run: raw, rc (default ${DEFAULT-VALUE})",
+        defaultValue = "raw,rc")
+    List<String> modes;
+
+    @Option(names = "--ip-a", description = "initiator address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.2")
+    String ipA;
+
+    @Option(names = "--ip-b", description = "responder address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.3")
+    String ipB;
+
+    @Option(names = "--udp-port", description = "UDP port of the jrxe devices (default: a free one)",
+        defaultValue = "0")
+    int udpPort;
+
+    @Option(names = "--raw-port", description = "UDP port of the raw baseline (default: a free one)",
+        defaultValue = "0")
+    int rawPort;
+
+    @Option(names = "--jvm-opt", description = "extra JVM option for the child processes (repeatable), "
+        + "e.g. --jvm-opt=-XX:StartFlightRecording=filename=rc.jfr")
+    List<String> jvmOpts = new ArrayList<>();
+
+    @Option(names = "--timeout", description = "seconds each mode may take before its processes are killed "
+        + "(default ${DEFAULT-VALUE})", defaultValue = "600")
+    long timeoutSeconds;
+
+    @Option(names = "--verbose", description = "print the children's INFO lines (transport counters)")
+    boolean verbose;
+
+    @Option(names = "--role", hidden = true)
+    String role;
+
+    @Option(names = "--tcp-port", hidden = true, defaultValue = "0")
+    int tcpPort;
+
+    @Override
+    public Integer call() throws Exception {
+        PingpongPlan plan;
+        try {
+            plan = new PingpongPlan(sizes, warmup, iters);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            return 1;
+        }
+        if (role != null) {
+            return runRole(plan);
+        }
+        return orchestrate(plan);
+    }
+
+    // ---------------------------------------------------------------- child side
+
+    private int runRole(PingpongPlan plan) throws IOException {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        InetSocketAddress a = new InetSocketAddress(InetAddress.getByName(ipA), rawPort);
+        InetSocketAddress b = new InetSocketAddress(InetAddress.getByName(ipB), rawPort);
+        switch (role) {
+            case "raw-responder" -> RawUdpPingpong.respond(b, a, plan, out);
+            case "raw-initiator" -> RawUdpPingpong.initiate(a, b, plan, out);
+            case "rc-responder" -> RcSendPingpong.respond(ipB, udpPort, tcpPort, mtu, plan, out);
+            case "rc-initiator" -> RcSendPingpong.initiate(ipA, udpPort, tcpPort, mtu, plan, out);
+            default -> {
+                System.err.println("unknown role " + role);
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------- parent side
+
+    private int orchestrate(PingpongPlan plan) throws IOException, InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
+            err.println("Invalid MTU " + mtu);
+            return 1;
+        }
+        int jrxePort = udpPort != 0 ? udpPort : freeUdpPort();
+        int rawUdp = rawPort != 0 ? rawPort : freeUdpPort();
+        out.printf("jrxe bench pingpong: two processes (%s <-> %s) busy-polling; per size %d round trips "
+            + "measured after %d warm-up; jrxe RC path MTU %d%n", ipA, ipB, plan.iters(), plan.warmup(), mtu);
+        out.flush();
+        Map<String, LatencyResult> results = new LinkedHashMap<>();
+        List<String> infos = new ArrayList<>();
+        for (String mode : modes) {
+            if (!mode.equals(RawUdpPingpong.MODE) && !mode.equals(RcSendPingpong.MODE)) {
+                err.println("unknown mode " + mode + " (raw, rc)");
+                return 1;
+            }
+            List<String> common = List.of("bench", "pingpong", "--iters", Integer.toString(plan.iters()),
+                "--warmup", Integer.toString(plan.warmup()), "--sizes", joined(plan.sizes()), "--mtu",
+                Integer.toString(mtu), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
+                "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(freeTcpPort()));
+            String failure = runMode(mode, common, plan, results, infos);
+            if (failure != null) {
+                err.println("bench pingpong: " + mode + ": " + failure);
+                return 1;
+            }
+        }
+        printTable(out, plan, results);
+        if (verbose) {
+            infos.forEach(out::println);
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Runs one mode's two children; returns null on success or why it failed. */
+    private String runMode(String mode, List<String> common, PingpongPlan plan, Map<String, LatencyResult> results,
+                           List<String> infos) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        List<String> respArgs = new ArrayList<>(common);
+        respArgs.addAll(List.of("--role", mode + "-responder"));
+        List<String> initArgs = new ArrayList<>(common);
+        initArgs.addAll(List.of("--role", mode + "-initiator"));
+        try (ChildJvm responder = ChildJvm.start(jvmOpts, respArgs, false)) {
+            BlockingQueue<String> respLines = drain(responder);
+            String ready = respLines.poll(left(deadline), TimeUnit.NANOSECONDS);
+            if (!READY.equals(ready)) {
+                return "responder did not get ready (" + ready + ")";
+            }
+            try (ChildJvm initiator = ChildJvm.start(jvmOpts, initArgs, false)) {
+                BlockingQueue<String> initLines = drain(initiator);
+                int got = 0;
+                while (got < plan.sizes().size()) {
+                    String line = initLines.poll(left(deadline), TimeUnit.NANOSECONDS);
+                    if (line == null || line.equals(EOF)) {
+                        return "initiator stopped after " + got + " of " + plan.sizes().size() + " sizes";
+                    }
+                    LatencyResult r = LatencyResult.parse(line);
+                    if (r != null) {
+                        results.put(mode + "/" + r.size(), r);
+                        got++;
+                    } else if (line.startsWith(INFO)) {
+                        infos.add(line.substring(INFO.length()));
+                    }
+                }
+                if (initiator.waitFor(left(deadline), TimeUnit.NANOSECONDS) != 0) {
+                    return "initiator failed";
+                }
+                collectInfos(initLines, infos);
+            }
+            if (responder.waitFor(left(deadline), TimeUnit.NANOSECONDS) != 0) {
+                return "responder failed";
+            }
+            collectInfos(respLines, infos);
+        }
+        return null;
+    }
+
+    private static final String EOF = "\u0000EOF";
+
+    private static BlockingQueue<String> drain(ChildJvm child) {
+        BlockingQueue<String> q = new LinkedBlockingQueue<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                for (String line; (line = child.readLine()) != null; ) {
+                    q.add(line);
+                }
+            } catch (IOException ignored) {
+                // the child is gone
+            }
+            q.add(EOF);
+        });
+        return q;
+    }
+
+    private static void collectInfos(BlockingQueue<String> lines, List<String> infos) throws InterruptedException {
+        for (String line; (line = lines.poll(5, TimeUnit.SECONDS)) != null && !line.equals(EOF); ) {
+            if (line.startsWith(INFO)) {
+                infos.add(line.substring(INFO.length()));
+            }
+        }
+    }
+
+    private static long left(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private void printTable(PrintWriter out, PingpongPlan plan, Map<String, LatencyResult> results) {
+        out.printf("%8s  %-23s  %-23s  %-17s%n", "", "raw Java UDP", "jrxe RC SEND", "jrxe / raw");
+        out.printf("%8s  %11s %11s  %11s %11s  %8s %8s%n", "size", "median(us)", "p99(us)", "median(us)", "p99(us)",
+            "median", "p99");
+        for (int size : plan.sizes()) {
+            LatencyResult raw = results.get(RawUdpPingpong.MODE + "/" + size);
+            LatencyResult rc = results.get(RcSendPingpong.MODE + "/" + size);
+            out.printf("%8d  %11s %11s  %11s %11s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
+                us(raw == null ? -1 : raw.p99Ns()), us(rc == null ? -1 : rc.medianNs()),
+                us(rc == null ? -1 : rc.p99Ns()), ratio(rc, raw, true), ratio(rc, raw, false));
+        }
+    }
+
+    private static String us(long ns) {
+        return ns < 0 ? "-" : String.format("%.2f", ns / 1000.0);
+    }
+
+    private static String ratio(LatencyResult rc, LatencyResult raw, boolean median) {
+        if (rc == null || raw == null) {
+            return "-";
+        }
+        double r = median ? (double) rc.medianNs() / raw.medianNs() : (double) rc.p99Ns() / raw.p99Ns();
+        return String.format("%.2fx", r);
+    }
+
+    private static String joined(List<Integer> values) {
+        return String.join(",", values.stream().map(String::valueOf).toList());
+    }
+
+    private int freeUdpPort() throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port;
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipA), 0))) {
+                port = s.getLocalPort();
+            }
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipB), port))) {
+                return s.getLocalPort();
+            } catch (IOException busy) {
+                // taken on the other address: try another
+            }
+        }
+        throw new IOException("no UDP port free on both " + ipA + " and " + ipB);
+    }
+
+    private static int freeTcpPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}

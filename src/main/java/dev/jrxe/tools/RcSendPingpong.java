@@ -1,0 +1,237 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WcOpcode;
+import dev.jrxe.ib.WcStatus;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.Access;
+import dev.jrxe.transport.TransportCounters;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceConfig;
+import dev.jrxe.verbs.MemoryRegion;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RcConnect;
+import dev.jrxe.verbs.RecvWr;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.WorkCompletion;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.security.SecureRandom;
+import org.HdrHistogram.Histogram;
+
+/**
+ * jrxe's side of the benchmark: an RC QP per process, connected with ibv_rc_pingpong's TCP exchange
+ * on 127.0.0.1. The initiator posts a SEND and busy-polls its CQ until the echo's RECV completes; the
+ * responder busy-polls, and for each RECV reposts the buffer and SENDs the same number of bytes back.
+ * Receives are pre-posted in a ring so that posting one never waits; every SEND is signaled.
+ */
+final class RcSendPingpong {
+    static final String MODE = "rc";
+    private static final int RECV_RING = 64;
+    private static final int MAX_SEND = 64;
+    private static final long SILENCE_NANOS = 10_000_000_000L;
+    private static final long LINGER_NANOS = 500_000_000L;
+
+    private final Device dev;
+    private final Arena arena = Arena.ofShared();
+    private final ProtectionDomain pd;
+    private final MemoryRegion mr;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final MemorySegment sendBuf;
+    private final long recvBase;
+    private final int slot;
+    private final RecvWr rwr = new RecvWr(1);
+    private final SendWr swr = new SendWr(1);
+    private final WorkCompletion[] wc = new WorkCompletion[16];
+    private int sendsOutstanding;
+
+    private RcSendPingpong(String name, String ip, int udpPort, int maxSize) {
+        dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort));
+        pd = dev.allocPd();
+        slot = (maxSize + 63) & ~63;
+        MemorySegment buf = arena.allocate((long) slot * (RECV_RING + 1), 4096);
+        sendBuf = buf.asSlice(0, slot);
+        recvBase = buf.address() + slot;
+        mr = pd.registerMemory(buf, Access.LOCAL_WRITE);
+        cq = dev.createCq(RECV_RING + MAX_SEND + 1);
+        qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(MAX_SEND, RECV_RING, 1, 1, 0)));
+        for (int i = 0; i < wc.length; i++) {
+            wc[i] = new WorkCompletion();
+        }
+        swr.opcode = WrOpcode.SEND;
+    }
+
+    private void postRecv(long index) {
+        int i = (int) (index % RECV_RING);
+        rwr.wrId = i;
+        rwr.sge(recvBase + (long) i * slot, slot, mr.lkey());
+        qp.postRecv(rwr);
+    }
+
+    private void send(int size) {
+        swr.wrId = size;
+        swr.sendFlags = SendFlags.SIGNALED | (size <= qp.cap().maxInlineData ? SendFlags.INLINE : 0);
+        swr.sge(sendBuf.address(), size, mr.lkey());
+        qp.postSend(swr);
+        sendsOutstanding++;
+    }
+
+    /** Connects to the peer over TCP as ibv_rc_pingpong does; {@code server} listens. */
+    private void connect(int tcpPort, boolean server, int mtu, PrintStream out) throws IOException {
+        RcConnect rc = new RcConnect().pathMtu(Mtu.fromBytes(mtu));
+        rc.toInit(qp);
+        for (long i = 0; i < RECV_RING; i++) {
+            postRecv(i);
+        }
+        RcPingpongCommand.Dest me = new RcPingpongCommand.Dest(0, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF,
+            dev.queryGid(1, 1));
+        byte[] msg = new byte[RcPingpongCommand.MSG_SIZE];
+        if (server) {
+            try (ServerSocket ss = new ServerSocket()) {
+                ss.setReuseAddress(true);
+                ss.bind(new InetSocketAddress("127.0.0.1", tcpPort));
+                out.println(BenchPingpongCommand.READY);
+                out.flush();
+                try (Socket s = ss.accept()) {
+                    new DataInputStream(s.getInputStream()).readFully(msg);
+                    RcPingpongCommand.Dest rem = RcPingpongCommand.Dest.decode(msg);
+                    rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
+                    s.getOutputStream().write(me.encode());
+                    new DataInputStream(s.getInputStream()).readFully(msg, 0, RcPingpongCommand.DONE_SIZE);
+                }
+            }
+        } else {
+            try (Socket s = new Socket("127.0.0.1", tcpPort)) {
+                s.getOutputStream().write(me.encode());
+                new DataInputStream(s.getInputStream()).readFully(msg);
+                RcPingpongCommand.Dest rem = RcPingpongCommand.Dest.decode(msg);
+                rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
+                s.getOutputStream().write(new byte[] {'d', 'o', 'n', 'e', 0});
+            }
+        }
+    }
+
+    /** Polls once; returns the byte count of a RECV completion seen, or -1. Counts SEND completions. */
+    private int pollOnce() throws IOException {
+        int n = cq.poll(wc);
+        int received = -1;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion w = wc[i];
+            if (w.status != WcStatus.SUCCESS) {
+                throw new IOException("completion " + WcStatus.str(w.status) + " for wr_id " + w.wrId);
+            }
+            if (w.opcode == WcOpcode.SEND) {
+                sendsOutstanding--;
+            } else {
+                if (received >= 0) {
+                    throw new IOException("two receives in one poll: the peer is not ping-ponging");
+                }
+                received = w.byteLen;
+            }
+        }
+        return received;
+    }
+
+    private int awaitRecv() throws IOException {
+        long since = System.nanoTime();
+        int spins = 0;
+        int got;
+        while ((got = pollOnce()) < 0) {
+            if ((++spins & 0xFFFF) == 0 && System.nanoTime() - since > SILENCE_NANOS) {
+                throw new IOException("peer silent for " + SILENCE_NANOS / 1_000_000_000 + " s");
+            }
+        }
+        return got;
+    }
+
+    private void awaitSendSlot() throws IOException {
+        while (sendsOutstanding >= MAX_SEND) {
+            if (pollOnce() >= 0) {
+                throw new IOException("unexpected receive");
+            }
+        }
+    }
+
+    /** Lets the last ACKs flow before the device goes away. */
+    private void linger() throws IOException {
+        long end = System.nanoTime() + LINGER_NANOS;
+        while (sendsOutstanding > 0 && System.nanoTime() < end) {
+            pollOnce();
+        }
+    }
+
+    private void close(PrintStream out, String side) {
+        TransportCounters c = dev.counters();
+        StringBuilder sb = new StringBuilder("INFO " + side + " counters:");
+        for (int i = 0; i < TransportCounters.count(); i++) {
+            if (c.get(i) != 0) {
+                sb.append(' ').append(TransportCounters.name(i)).append('=').append(c.get(i));
+            }
+        }
+        out.println(sb);
+        out.flush();
+        dev.close();
+        arena.close();
+    }
+
+    static void respond(String ip, int udpPort, int tcpPort, int mtu, PingpongPlan plan, PrintStream out)
+        throws IOException {
+        RcSendPingpong side = new RcSendPingpong("bench1", ip, udpPort, plan.maxSize());
+        try {
+            side.connect(tcpPort, true, mtu, out);
+            for (long n = 0; n < plan.totalRoundTrips(); n++) {
+                int size = side.awaitRecv();
+                side.postRecv(n + RECV_RING);
+                side.awaitSendSlot();
+                side.send(size);
+            }
+            side.linger();
+        } finally {
+            side.close(out, "responder");
+        }
+    }
+
+    static void initiate(String ip, int udpPort, int tcpPort, int mtu, PingpongPlan plan, PrintStream out)
+        throws IOException {
+        RcSendPingpong side = new RcSendPingpong("bench0", ip, udpPort, plan.maxSize());
+        try {
+            side.connect(tcpPort, false, mtu, out);
+            long recvs = 0;
+            for (int size : plan.sizes()) {
+                Histogram h = new Histogram(BenchPingpongCommand.HIGHEST_NANOS, 3);
+                for (int i = 0; i < plan.warmup() + plan.iters(); i++) {
+                    side.awaitSendSlot();
+                    long t0 = System.nanoTime();
+                    side.send(size);
+                    int got = side.awaitRecv();
+                    long rtt = System.nanoTime() - t0;
+                    side.postRecv(recvs++ + RECV_RING);
+                    if (got != size) {
+                        throw new IOException("echo of " + got + " bytes for " + size);
+                    }
+                    if (i >= plan.warmup()) {
+                        h.recordValue(Math.min(rtt, BenchPingpongCommand.HIGHEST_NANOS));
+                    }
+                }
+                out.println(LatencyResult.of(MODE, size, h).line());
+                out.flush();
+            }
+            side.linger();
+        } finally {
+            side.close(out, "initiator");
+        }
+    }
+}

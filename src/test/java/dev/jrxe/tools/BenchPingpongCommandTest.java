@@ -1,0 +1,63 @@
+package dev.jrxe.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code jrxe bench pingpong}, run for real with few iterations; only the shape of the report is checked. */
+class BenchPingpongCommandTest {
+    @Test
+    void shouldReportRawAndRcRoundTripsPerSizeWithRatios() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int rc = cl.execute("bench", "pingpong", "--iters", "300", "--warmup", "100", "--sizes", "4096,8",
+            "--timeout", "120", "--verbose");
+        String text = out.toString();
+        assertThat(rc).as("%s%n%s", text, err).isZero();
+        List<String> lines = text.lines().toList();
+        assertThat(lines.get(0)).startsWith("jrxe bench pingpong: two processes (127.0.0.2 <-> 127.0.0.3)")
+            .contains("300 round trips measured after 100 warm-up");
+        String number = "\\s+\\d+\\.\\d\\d";
+        String ratio = "\\s+\\d+\\.\\d\\dx";
+        assertThat(lines).anyMatch(l -> l.matches("\\s+4096" + number.repeat(4) + ratio.repeat(2)));
+        assertThat(lines).anyMatch(l -> l.matches("\\s+8" + number.repeat(4) + ratio.repeat(2)));
+        assertThat(lines).anyMatch(l -> l.startsWith("initiator counters:") && l.contains("rdma_sends=800"));
+        assertThat(lines).anyMatch(l -> l.startsWith("responder counters:") && l.contains("rdma_recvs=800"));
+    }
+
+    @Test
+    void shouldCarryResultsAsOneLine() {
+        Histogram h = new Histogram(BenchPingpongCommand.HIGHEST_NANOS, 3);
+        for (int i = 1; i <= 100; i++) {
+            h.recordValue(i * 1000L);
+        }
+        LatencyResult r = LatencyResult.of("rc", 4096, h);
+        assertThat(r.count()).isEqualTo(100);
+        assertThat(r.medianNs()).isBetween(49_000L, 51_000L);
+        assertThat(r.p99Ns()).isBetween(98_000L, 100_000L);
+        LatencyResult back = LatencyResult.parse(r.line());
+        assertThat(back).isNotNull();
+        assertThat(back.mode()).isEqualTo("rc");
+        assertThat(back.size()).isEqualTo(4096);
+        assertThat(back.medianNs()).isEqualTo(r.medianNs());
+        assertThat(back.p99Ns()).isEqualTo(r.p99Ns());
+        assertThat(LatencyResult.parse("INFO x")).isNull();
+    }
+
+    @Test
+    void shouldRejectPlansThatCannotRun() {
+        assertThatThrownBy(() -> new PingpongPlan(List.of(), 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PingpongPlan(List.of(0), 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PingpongPlan(List.of(8), 0, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(new PingpongPlan(List.of(8, 4096), 10, 20).totalRoundTrips()).isEqualTo(60);
+    }
+}
