@@ -5,7 +5,11 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
+import dev.jrxe.memory.KeyTable;
+import dev.jrxe.memory.MemoryConfig;
+import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.NativeMemory;
+import dev.jrxe.memory.Region;
 import dev.jrxe.sys.Errno;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
@@ -22,6 +26,7 @@ import dev.jrxe.verbs.WorkCompletion;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -62,9 +67,24 @@ final class RegBenchTraffic implements AutoCloseable {
             return median(implicitGbps);
         }
 
-        /** Implicit over pinned, from the round medians. */
-        double ratio() {
-            return implicitMedian() / pinnedMedian();
+        double pinnedBest() {
+            return Arrays.stream(pinnedGbps).max().orElse(0);
+        }
+
+        double implicitBest() {
+            return Arrays.stream(implicitGbps).max().orElse(0);
+        }
+
+        /**
+         * Median over rounds of implicit / pinned within the round: the two runs of a round are
+         * back to back, so load that drifts over seconds cancels out.
+         */
+        double pairedRatio() {
+            double[] r = new double[pinnedGbps.length];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = implicitGbps[i] / pinnedGbps[i];
+            }
+            return median(r);
         }
 
         private static double median(double[] v) {
@@ -182,8 +202,9 @@ final class RegBenchTraffic implements AutoCloseable {
 
     /**
      * Bandwidth: per round, {@code seconds} of {@code writeBytes} WRITEs with {@code inFlight}
-     * outstanding, cycling through a window of {@code window} bytes; rounds alternate pinned and
-     * implicit targets so that both see the same machine. Each window is written once, untimed,
+     * outstanding, cycling through a window of {@code window} bytes; each round runs both kinds,
+     * which goes first alternating (pinned-implicit, implicit-pinned, ...), so that both see the
+     * same (shared, noisy) machine. Each window is written once, untimed,
      * before the first round (steady state: pages present, children live).
      */
     Bandwidth bandwidth(int writeBytes, int inFlight, long window, double seconds, int rounds,
@@ -200,8 +221,13 @@ final class RegBenchTraffic implements AutoCloseable {
             double[] i = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 progress.accept("reg-bench: bandwidth round " + (r + 1) + "/" + rounds);
-                p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
-                i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                if (r % 2 == 0) {
+                    p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
+                    i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                } else {
+                    i[r] = stream(implicitMem.address(), window, implicit.rkey(), writeBytes, inFlight, nanos);
+                    p[r] = stream(pinnedMem.address(), window, pinned.rkey(), writeBytes, inFlight, nanos);
+                }
             }
             return new Bandwidth(writeBytes, inFlight, window, seconds, p, i);
         } finally {
@@ -284,6 +310,67 @@ final class RegBenchTraffic implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /**
+     * What the responder's memory path costs per packet: best-of-rounds nanoseconds of one
+     * {@code packetBytes} write into a warm window through a pinned region and through an
+     * implicit ODP key (the only part of a WRITE that differs between the two), without the
+     * network. Returns {pinned, implicit}.
+     */
+    static double[] packetCopyNs(int packetBytes, long window, int writesPerRound, int rounds) {
+        KeyTable table = new KeyTable(MemoryConfig.fromConfiguration());
+        MemorySegment pinnedMem = NativeMemory.map(window);
+        MemorySegment implicitMem = NativeMemory.map(window);
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment src = local.allocate(packetBytes, 4096);
+            Region[] regions = {MemoryRegions.register(table, 1, pinnedMem, TARGET_ACCESS),
+                MemoryRegions.registerImplicit(table, 1, TARGET_ACCESS)};
+            long[] bases = {pinnedMem.address(), implicitMem.address()};
+            long slots = Math.max(1, window / packetBytes);
+            double[] best = {Double.MAX_VALUE, Double.MAX_VALUE};
+            for (int round = 0; round <= rounds; round++) { // round 0 warms up (and faults the windows in)
+                for (int k = 0; k < 2; k++) {
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < writesPerRound; i++) {
+                        int st = regions[k].write(bases[k] + (i % slots) * packetBytes, src, 0, packetBytes);
+                        if (st != 0) {
+                            throw new IllegalStateException("write through " + regions[k].kind() + " failed: " + st);
+                        }
+                    }
+                    double ns = (System.nanoTime() - t0) / (double) writesPerRound;
+                    if (round > 0) {
+                        best[k] = Math.min(best[k], ns);
+                    }
+                }
+            }
+            table.deregisterAll();
+            return best;
+        } finally {
+            NativeMemory.unmap(pinnedMem);
+            NativeMemory.unmap(implicitMem);
+        }
+    }
+
+    /**
+     * The page fault alone: median nanoseconds of one CPU store into each of {@code chunks} fresh
+     * 2 MiB chunks of a new mapping from jrxe's allocator (no jrxe involved), for comparison.
+     */
+    static long plainFirstTouchNs(int chunks) {
+        long chunk = NativeMemory.GRANULE;
+        MemorySegment m = NativeMemory.map(chunks * chunk);
+        try {
+            long[] t = new long[chunks];
+            for (int i = 0; i < chunks; i++) {
+                long t0 = System.nanoTime();
+                m.set(ValueLayout.JAVA_BYTE, i * chunk, (byte) 1);
+                t[i] = System.nanoTime() - t0;
+            }
+            Arrays.sort(t);
+            return rank(t, 0.5);
+        } finally {
+            NativeMemory.unmap(m);
+        }
     }
 
     private static long rank(long[] sorted, double q) {
