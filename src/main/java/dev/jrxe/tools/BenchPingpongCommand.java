@@ -252,15 +252,16 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     }
 
     private void printTable(PrintWriter out, PingpongPlan plan, Map<String, LatencyResult> results) {
-        out.printf("%8s  %-23s  %-23s  %-17s%n", "", "raw Java UDP", "jrxe RC SEND", "jrxe / raw");
-        out.printf("%8s  %11s %11s  %11s %11s  %8s %8s%n", "size", "median(us)", "p99(us)", "median(us)", "p99(us)",
+        out.printf("%8s  %-29s  %-29s  %-17s%n", "", "raw Java UDP (us)", "jrxe RC SEND (us)", "jrxe / raw");
+        out.printf("%8s  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", "size", "median", "p99", "mean", "median", "p99", "mean",
             "median", "p99");
         for (int size : plan.sizes()) {
             LatencyResult raw = results.get(RawUdpPingpong.MODE + "/" + size);
             LatencyResult rc = results.get(RcSendPingpong.MODE + "/" + size);
-            out.printf("%8d  %11s %11s  %11s %11s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
-                us(raw == null ? -1 : raw.p99Ns()), us(rc == null ? -1 : rc.medianNs()),
-                us(rc == null ? -1 : rc.p99Ns()), ratio(rc, raw, true), ratio(rc, raw, false));
+            out.printf("%8d  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
+                us(raw == null ? -1 : raw.p99Ns()), us(raw == null ? -1 : Math.round(raw.meanNs())),
+                us(rc == null ? -1 : rc.medianNs()), us(rc == null ? -1 : rc.p99Ns()),
+                us(rc == null ? -1 : Math.round(rc.meanNs())), ratio(rc, raw, true), ratio(rc, raw, false));
         }
     }
 
