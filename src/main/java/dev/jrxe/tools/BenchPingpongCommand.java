@@ -27,8 +27,8 @@ import picocli.CommandLine.Option;
  * collects their "RESULT" lines; a child is this command with a hidden {@code --role}.
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Round-trip latency: raw Java UDP busy-poll ping-pong vs jrxe RC SEND ping-pong,",
-        "two processes each, median and p99 per size, and the ratio jrxe/raw."})
+    description = {"Round-trip latency of jrxe RC SEND against raw Java UDP, busy-polling.",
+        "Each runs between two processes; prints median, p99 and mean per size and the ratio jrxe/raw."})
 public final class BenchPingpongCommand implements Callable<Integer> {
     static final String READY = "READY";
     static final long HIGHEST_NANOS = 10_000_000_000L;
