@@ -27,8 +27,8 @@ import picocli.CommandLine.Option;
  * collects their "RESULT" lines; a child is this command with a hidden {@code --role}.
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Round-trip latency: raw Java UDP busy-poll ping-pong vs jrxe RC SEND ping-pong,",
-        "two processes each, median and p99 per size, and the ratio jrxe/raw."})
+    description = {"Round-trip latency of jrxe RC SEND against raw Java UDP, busy-polling.",
+        "Each runs between two processes; prints median, p99 and mean per size and the ratio jrxe/raw."})
 public final class BenchPingpongCommand implements Callable<Integer> {
     static final String READY = "READY";
     static final long HIGHEST_NANOS = 10_000_000_000L;
@@ -252,15 +252,16 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     }
 
     private void printTable(PrintWriter out, PingpongPlan plan, Map<String, LatencyResult> results) {
-        out.printf("%8s  %-23s  %-23s  %-17s%n", "", "raw Java UDP", "jrxe RC SEND", "jrxe / raw");
-        out.printf("%8s  %11s %11s  %11s %11s  %8s %8s%n", "size", "median(us)", "p99(us)", "median(us)", "p99(us)",
+        out.printf("%8s  %-29s  %-29s  %-17s%n", "", "raw Java UDP (us)", "jrxe RC SEND (us)", "jrxe / raw");
+        out.printf("%8s  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", "size", "median", "p99", "mean", "median", "p99", "mean",
             "median", "p99");
         for (int size : plan.sizes()) {
             LatencyResult raw = results.get(RawUdpPingpong.MODE + "/" + size);
             LatencyResult rc = results.get(RcSendPingpong.MODE + "/" + size);
-            out.printf("%8d  %11s %11s  %11s %11s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
-                us(raw == null ? -1 : raw.p99Ns()), us(rc == null ? -1 : rc.medianNs()),
-                us(rc == null ? -1 : rc.p99Ns()), ratio(rc, raw, true), ratio(rc, raw, false));
+            out.printf("%8d  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
+                us(raw == null ? -1 : raw.p99Ns()), us(raw == null ? -1 : Math.round(raw.meanNs())),
+                us(rc == null ? -1 : rc.medianNs()), us(rc == null ? -1 : rc.p99Ns()),
+                us(rc == null ? -1 : Math.round(rc.meanNs())), ratio(rc, raw, true), ratio(rc, raw, false));
         }
     }
 

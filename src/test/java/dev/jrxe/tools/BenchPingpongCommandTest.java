@@ -28,8 +28,8 @@ class BenchPingpongCommandTest {
             .contains("300 round trips measured after 100 warm-up");
         String number = "\\s+\\d+\\.\\d\\d";
         String ratio = "\\s+\\d+\\.\\d\\dx";
-        assertThat(lines).anyMatch(l -> l.matches("\\s+4096" + number.repeat(4) + ratio.repeat(2)));
-        assertThat(lines).anyMatch(l -> l.matches("\\s+8" + number.repeat(4) + ratio.repeat(2)));
+        assertThat(lines).anyMatch(l -> l.matches("\\s+4096" + number.repeat(6) + ratio.repeat(2)));
+        assertThat(lines).anyMatch(l -> l.matches("\\s+8" + number.repeat(6) + ratio.repeat(2)));
         assertThat(lines).anyMatch(l -> l.startsWith("initiator counters:") && l.contains("rdma_sends=800"));
         assertThat(lines).anyMatch(l -> l.startsWith("responder counters:") && l.contains("rdma_recvs=800"));
     }
