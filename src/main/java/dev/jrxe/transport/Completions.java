@@ -14,6 +14,7 @@ final class Completions {
      * unsignaled WQEs produce no entry; errors always do.
      */
     static void send(Qp qp, SendWqe wqe, int status) {
+        wqe.state = SendWqe.DONE;
         if (status != WcStatus.SUCCESS || wqe.signaled(qp.sqSigAll)) {
             Cqe e = qp.sendCq.claim();
             if (e != null) {
@@ -26,12 +27,18 @@ final class Completions {
                 } else if (status == WcStatus.SUCCESS && dev.jrxe.ib.WrOpcode.isAtomic(wqe.opcode)) {
                     e.byteLen = 8;
                 }
+                // free the slot before the completion becomes visible: an application that sees
+                // it may post again at once and must find room (rxe frees, then posts)
+                qp.sq.retire();
                 qp.sendCq.commit(status != WcStatus.SUCCESS);
-            } else if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                return;
+            }
+            if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                qp.sq.retire();
                 qp.engine.fatal(qp);
+                return;
             }
         }
-        wqe.state = SendWqe.DONE;
         qp.sq.retire();
     }
 

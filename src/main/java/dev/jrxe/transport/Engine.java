@@ -147,8 +147,34 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
+        // The poster only needs its packets sent: when the engine is free, run the requesters and
+        // flush, without the receive system call a full duty cycle makes (the poller does that).
+        if (running && lock.tryLock()) {
+            try {
+                sendCycle();
+            } finally {
+                lock.unlock();
+            }
+            if (workPending) {
+                drive();
+            }
+            return;
+        }
         workPending = true;
         drive();
+    }
+
+    /** Transmit half of a duty cycle: requesters, flush, timers. Holding the lock. */
+    private void sendCycle() {
+        now = System.nanoTime();
+        Qp[] qps = active;
+        for (Qp qp : qps) {
+            requester.run(qp);
+        }
+        link.flush();
+        if (timersToStart) {
+            startTimers(qps);
+        }
     }
 
     /**
