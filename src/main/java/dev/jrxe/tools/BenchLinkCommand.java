@@ -25,8 +25,8 @@ public final class BenchLinkCommand implements Callable<Integer> {
         defaultValue = "RAW,CHANNEL,MMSG,GSO")
     List<String> paths;
 
-    @Option(names = "--payload", description = "datagram size in bytes (default ${DEFAULT-VALUE}: a 4 KiB "
-        + "RoCE packet: BTH + 4096 + ICRC)", defaultValue = "4112")
+    @Option(names = "--payload", description = "RoCE payload per packet in bytes; the datagram adds BTH and ICRC "
+        + "(default ${DEFAULT-VALUE}: 4112-byte datagrams)", defaultValue = "4096")
     int payload;
 
     @Option(names = "--seconds", description = "measured seconds per path (default ${DEFAULT-VALUE})",
