@@ -10,7 +10,7 @@ import dev.jrxe.memory.Region;
  * application's handle.
  */
 public final class MemoryRegion implements AutoCloseable {
-    private final ProtectionDomain pd;
+    private ProtectionDomain pd;
     private final Region region;
     private boolean closed;
 
@@ -65,6 +65,35 @@ public final class MemoryRegion implements AutoCloseable {
     /** The memory layer's region (kind, counters). */
     public Region region() {
         return region;
+    }
+
+    /**
+     * {@code ibv_rereg_mr}: changes the region's protection domain ({@code Rereg.CHANGE_PD}),
+     * access ({@code Rereg.CHANGE_ACCESS}) and/or memory ({@code Rereg.CHANGE_TRANSLATION}, with
+     * {@code segment}); the keys stay the same. Everything is validated first: on error nothing
+     * has changed. Flags from {@link dev.jrxe.memory.Rereg}.
+     */
+    public synchronized void rereg(int flags, ProtectionDomain newPd, java.lang.foreign.MemorySegment segment,
+                                   int newAccess) {
+        if ((flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0 && (newPd == null || newPd.device() != pd.device())) {
+            throw VerbsException.einval("rereg to a protection domain of another device");
+        }
+        int pdHandle = (flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0 ? newPd.handle() : 0;
+        try {
+            if ((flags & dev.jrxe.memory.Rereg.CHANGE_TRANSLATION) != 0) {
+                if (segment == null) {
+                    throw VerbsException.einval("rereg of the translation needs the new memory");
+                }
+                MemoryRegions.rereg(region, flags, pdHandle, segment, newAccess);
+            } else {
+                MemoryRegions.rereg(region, flags, pdHandle, 0, 0, 0, newAccess);
+            }
+        } catch (MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+        if ((flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0) {
+            pd = newPd;
+        }
     }
 
     /** {@code ibv_dereg_mr}. */

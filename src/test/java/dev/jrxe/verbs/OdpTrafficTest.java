@@ -188,4 +188,20 @@ class OdpTrafficTest {
             }
         }
     }
+
+    @Test
+    void shouldAdvertiseExactlyTheOdpOperationsThisClassExercises() {
+        try (RcFixture f = new RcFixture(4096)) {
+            DeviceAttr d = f.a.query();
+            // general: ODP_SUPPORT (explicit regions above) and IMPLICIT (implicit regions above)
+            assertThat(d.odpGeneralCaps).isEqualTo((int) (dev.jrxe.memory.OdpCaps.ODP_SUPPORT
+                | dev.jrxe.memory.OdpCaps.ODP_SUPPORT_IMPLICIT));
+            // RC: SEND and RECV (shouldSendAndReceiveThroughExplicitOdpRegions), WRITE and READ and
+            // ATOMIC (shouldServeRemoteWriteReadAndAtomicsIntoImplicitMemory,
+            // shouldWriteFromImplicitLkeysAcrossChunks); nothing the transport cannot do yet
+            assertThat(d.odpRcCaps).isEqualTo(dev.jrxe.memory.OdpCaps.SEND | dev.jrxe.memory.OdpCaps.RECV
+                | dev.jrxe.memory.OdpCaps.WRITE | dev.jrxe.memory.OdpCaps.READ | dev.jrxe.memory.OdpCaps.ATOMIC);
+            assertThat(d.odpUcCaps | d.odpUdCaps | d.odpXrcCaps).isZero();
+        }
+    }
 }
