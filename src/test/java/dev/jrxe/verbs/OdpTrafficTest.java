@@ -204,4 +204,40 @@ class OdpTrafficTest {
             assertThat(d.odpUcCaps | d.odpUdCaps | d.odpXrcCaps).isZero();
         }
     }
+
+    @Test
+    void shouldMixOdpAndPinnedSgesAndTrafficAfterPrefetch() {
+        // test_odp_rc_mixed_mr, test_odp_sync_prefetch_rc_traffic / test_odp_async_prefetch_rc_traffic
+        MemorySegment odpMem = NativeMemory.map(MIB);
+        MemorySegment dst = NativeMemory.map(MIB);
+        try (RcFixture f = new RcFixture(MIB)) {
+            f.connect();
+            MemoryRegion odp = f.pda.registerMemory(odpMem, Access.ON_DEMAND | Access.LOCAL_WRITE);
+            MemoryRegion rx = f.pdb.registerMemory(dst, Access.ON_DEMAND | Access.LOCAL_WRITE);
+            for (int round = 0; round < 4; round++) {
+                int flags = round % 2 == 0 ? dev.jrxe.memory.Advice.FLAG_FLUSH : 0;
+                f.pda.adviseMr(dev.jrxe.memory.Advice.PREFETCH, flags, new Sge(odpMem.address(), 5000, odp.lkey()));
+                f.pdb.adviseMr(dev.jrxe.memory.Advice.PREFETCH_WRITE, flags, new Sge(dst.address(), 8000, rx.lkey()));
+                fill(odpMem, 0, 5000, round);
+                fill(f.bufA, 0, 3000, round + 100);
+                SendWr s = new SendWr(2);
+                s.sgList[0].set(odpMem.address(), 5000, odp.lkey());
+                s.sgList[1].set(f.bufA.address(), 3000, f.mra.lkey());
+                s.numSge = 2;
+                s.sendFlags = SendFlags.SIGNALED;
+                f.qb.postRecv(new RecvWr(1).sge(dst.address(), 8000, rx.lkey()));
+                f.qa.postSend(s);
+                f.pollOk(f.cqa);
+                assertThat(f.pollOk(f.cqb).byteLen).isEqualTo(8000);
+                assertFilled(dst, 0, 5000, round);
+                assertFilled(dst, 5000, 3000, round + 100);
+                NativeMemory.release(odpMem, 0, MIB);
+                NativeMemory.release(dst, 0, MIB);
+            }
+            assertThat(f.a.keys().counters().prefetches()).isPositive();
+        } finally {
+            NativeMemory.unmap(odpMem);
+            NativeMemory.unmap(dst);
+        }
+    }
 }
