@@ -137,6 +137,10 @@ public final class RcPingpongCommand implements Callable<Integer> {
         defaultValue = "4791")
     int udpPort;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every RoCE packet this device sends and "
+        + "receives to FILE (pcapng, Wireshark decodes it as RoCEv2)")
+    java.nio.file.Path pcap;
+
     private PrintWriter out;
     private PrintWriter err;
 
@@ -206,7 +210,11 @@ public final class RcPingpongCommand implements Callable<Integer> {
     private int runOnDevice() throws IOException, InterruptedException {
         Device dev;
         try {
-            dev = Device.open(DeviceConfig.of(ibDev, ip).udpPort(udpPort));
+            DeviceConfig config = DeviceConfig.of(ibDev, ip).udpPort(udpPort);
+            if (pcap != null) {
+                config.pcap(pcap);
+            }
+            dev = Device.open(config);
         } catch (RuntimeException e) { // bad address, port in use
             err.printf("Couldn't get context for %s: %s%n", ibDev, e.getMessage());
             return 1;
