@@ -271,10 +271,6 @@ final class RcResponder {
                 return;
             }
         }
-        if (r.resourceCount >= Math.max(1, qp.maxDestRdAtomic) && oldestResourceBusy(r)) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
-            return;
-        }
         int packets = (int) Math.max(1, (len + qp.pathMtu - 1) / qp.pathMtu);
         r.msn = (r.msn + 1) & 0xFFFFFF;
         ResponderState.Resource res = newResource(qp);
@@ -290,10 +286,11 @@ final class RcResponder {
         sendReadResponses(qp, res, 0, va, len);
     }
 
-    private static boolean oldestResourceBusy(ResponderState r) {
-        return false; // a responder ring entry is reusable once a later request arrived in order
-    }
-
+    /**
+     * Next entry of the READ/atomic resource ring (max_dest_rd_atomic entries, up to 128):
+     * the oldest is reused. The requester never has more than max_rd_atomic of them outstanding,
+     * so an entry is only overwritten once its request has been answered in order.
+     */
     private static ResponderState.Resource newResource(Qp qp) {
         ResponderState r = qp.resp;
         int cap = Math.min(r.resources.length, Math.max(1, qp.maxDestRdAtomic));

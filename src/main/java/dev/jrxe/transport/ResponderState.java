@@ -34,7 +34,9 @@ final class ResponderState {
     int ackPsn;
 
     // ---- READ and ATOMIC resources (rxe's resp.resources), a ring sized max_dest_rd_atomic
-    final Resource[] resources = new Resource[16];
+    final Resource[] resources = new Resource[MAX_RESOURCES];
+    /** The device limit of max_dest_rd_atomic: every outstanding READ/atomic keeps its entry. */
+    static final int MAX_RESOURCES = 128;
     int resourceHead;
     int resourceCount;
 
