@@ -258,39 +258,16 @@ final class OdpTranslation extends Translation {
 
     @Override
     int read(long va, MemorySegment dst, long dstOffset, long len) {
-        if (!inRange(va, len)) {
-            return MemStatus.OUT_OF_RANGE;
-        }
-        long addr = toAddress(va);
-        while (len > 0) {
-            OdpChunk c = acquire(addr);
-            if (c == null) {
-                return missing();
-            }
-            long n = Math.min(len, c.base + OdpChunk.SIZE - addr);
-            int st;
-            try {
-                st = SafeAccess.read(c.mode, c.scoped, addr, dst, dstOffset, n);
-                if (st == MemStatus.OK) {
-                    touched(c, addr, n);
-                } else {
-                    failed(c, addr, n, st);
-                }
-            } finally {
-                c.exit();
-            }
-            if (st != MemStatus.OK) {
-                return st;
-            }
-            addr += n;
-            dstOffset += n;
-            len -= n;
-        }
-        return closed ? MemStatus.INVALID_STATE : MemStatus.OK;
+        return copy(va, dst, dstOffset, len, false);
     }
 
     @Override
     int write(long va, MemorySegment src, long srcOffset, long len) {
+        return copy(va, src, srcOffset, len, true);
+    }
+
+    /** Walks the chunks of {@code [va, va+len)}, copying into ({@code toMemory}) or out of them. */
+    private int copy(long va, MemorySegment buf, long bufOffset, long len, boolean toMemory) {
         if (!inRange(va, len)) {
             return MemStatus.OUT_OF_RANGE;
         }
@@ -303,7 +280,9 @@ final class OdpTranslation extends Translation {
             long n = Math.min(len, c.base + OdpChunk.SIZE - addr);
             int st;
             try {
-                st = SafeAccess.write(c.mode, c.scoped, addr, src, srcOffset, n);
+                st = toMemory
+                    ? SafeAccess.write(c.mode, c.scoped, addr, buf, bufOffset, n)
+                    : SafeAccess.read(c.mode, c.scoped, addr, buf, bufOffset, n);
                 if (st == MemStatus.OK) {
                     touched(c, addr, n);
                 } else {
@@ -316,7 +295,7 @@ final class OdpTranslation extends Translation {
                 return st;
             }
             addr += n;
-            srcOffset += n;
+            bufOffset += n;
             len -= n;
         }
         return closed ? MemStatus.INVALID_STATE : MemStatus.OK;
