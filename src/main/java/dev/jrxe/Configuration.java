@@ -166,5 +166,17 @@ public final class Configuration {
         return Long.getLong(ENGINE_MAX_SLEEP_NANOS_PROP, ENGINE_MAX_SLEEP_NANOS_DEFAULT);
     }
 
+    /**
+     * Longest an ACK that only acknowledges completed receives waits for the application's answer
+     * when an application thread drives the engine, so that both leave in one system call
+     * (0: never hold). Far below any ACK timeout (4.096 µs × 2^timeout, 67 ms at rxe's usual 14).
+     */
+    public static final String ENGINE_ACK_HOLD_NANOS_PROP = "jrxe.engine.ackHoldNanos";
+    public static final long ENGINE_ACK_HOLD_NANOS_DEFAULT = 20_000;
+
+    public static long engineAckHoldNanos() {
+        return Long.getLong(ENGINE_ACK_HOLD_NANOS_PROP, ENGINE_ACK_HOLD_NANOS_DEFAULT);
+    }
+
     // ---------------------------------------------------------------- verbs / device
 }

@@ -42,7 +42,7 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     int iters;
 
     @Option(names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
-        defaultValue = "5000")
+        defaultValue = "20000")
     int warmup;
 
     @Option(names = "--sizes", split = ",", description = "message sizes in bytes (default ${DEFAULT-VALUE})",

@@ -29,6 +29,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
     private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
     private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
+    private static final long ACK_HOLD_NANOS = Configuration.engineAckHoldNanos();
 
     final Link link;
     final KeyResolver keys;
@@ -42,6 +43,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean workPending;
     private volatile long lastAppDrive;
+    /** The duty cycle in progress runs on an application thread, which will come back soon. */
+    private boolean appDriving;
     /** Consecutive application drives that found nothing (racy by design: a hint). */
     private int emptyDrives;
     private volatile boolean running = true;
@@ -137,12 +140,12 @@ public final class Engine implements PacketSink, AutoCloseable {
             now = System.nanoTime();
             action.run();
             if (running) {
-                link.flush();
+                flush();
             }
         } finally {
             lock.unlock();
         }
-        drive();
+        drive(true);
     }
 
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
@@ -156,12 +159,12 @@ public final class Engine implements PacketSink, AutoCloseable {
                 lock.unlock();
             }
             if (workPending) {
-                drive();
+                drive(true);
             }
             return;
         }
         workPending = true;
-        drive();
+        drive(true);
     }
 
     /** Transmit half of a duty cycle: requesters, flush, timers. Holding the lock. */
@@ -171,9 +174,35 @@ public final class Engine implements PacketSink, AutoCloseable {
         for (Qp qp : qps) {
             requester.run(qp);
         }
-        link.flush();
+        sendAcks(qps, true);
+        flush();
         if (timersToStart) {
             startTimers(qps);
+        }
+    }
+
+    private void flush() {
+        link.flush();
+        out.committed = 0;
+    }
+
+    /**
+     * Sends the ACKs the responders owe, each after its QP's requests of this cycle. An ACK that
+     * only acknowledges completed receives may be held ({@code mayHold}: an application thread
+     * drives and will be back) for up to {@code jrxe.engine.ackHoldNanos}, waiting for packets to
+     * send anyway: typically the application's answer to the message it just received, which
+     * then leaves in the same system call and reaches the peer in the same receive batch. Held,
+     * it goes at the latest with the next flush that sends anything, the first duty cycle after
+     * the hold time, or the background thread's next round.
+     */
+    private void sendAcks(Qp[] qps, boolean mayHold) {
+        boolean piggyback = out.committed > 0;
+        for (Qp qp : qps) {
+            ResponderState r = qp.resp;
+            if (r.ackPending
+                && (piggyback || !mayHold || !r.ackHoldable || now - r.ackSince >= ACK_HOLD_NANOS)) {
+                responder.sendPendingAck(qp);
+            }
         }
     }
 
@@ -183,7 +212,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     public boolean driveFromApp() {
         lastAppDrive = System.nanoTime();
-        int did = drive();
+        int did = drive(true);
         if (did > 0) {
             emptyDrives = 0;
         } else if (POLL_YIELD_EVERY > 0 && ++emptyDrives % POLL_YIELD_EVERY == 0) {
@@ -192,11 +221,12 @@ public final class Engine implements PacketSink, AutoCloseable {
         return did >= 0;
     }
 
-    private int drive() {
+    private int drive(boolean fromApp) {
         int did = -1;
         while (running && lock.tryLock()) {
             try {
                 workPending = false;
+                appDriving = fromApp;
                 did = Math.max(did, 0) + dutyCycle();
             } finally {
                 lock.unlock();
@@ -214,15 +244,11 @@ public final class Engine implements PacketSink, AutoCloseable {
         int work = link.poll(decoder, RX_BATCH);
         Qp[] qps = active;
         for (Qp qp : qps) {
-            if (qp.resp.ackPending) {
-                responder.sendPendingAck(qp);
-            }
-        }
-        for (Qp qp : qps) {
             work += requester.run(qp);
             completer.checkTimers(qp);
         }
-        link.flush();
+        sendAcks(qps, appDriving);
+        flush();
         if (timersToStart) {
             startTimers(qps);
         }
@@ -276,7 +302,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 LockSupport.parkNanos(APP_ACTIVE_NANOS);
                 continue;
             }
-            int did = drive();
+            int did = drive(false);
             if (did > 0) {
                 idleRounds = 0;
                 continue;

@@ -20,6 +20,8 @@ final class PacketOut {
     private final PacketWriter writer = new PacketWriter();
     private int payloadLength;
     private Qp qp;
+    /** Datagrams committed since the engine last flushed the link. */
+    int committed;
 
     PacketOut(Engine engine) {
         this.engine = engine;
@@ -68,6 +70,7 @@ final class PacketOut {
     void commit() {
         int length = writer.finish(payloadLength);
         engine.link.commit(length, qp.destAddr, qp.destPort, qp.srcPort);
+        committed++;
         engine.counters.inc(TransportCounters.SENT_PKTS);
         engine.counters.add(TransportCounters.SENT_BYTES, length);
     }

@@ -153,7 +153,8 @@ final class RcResponder {
                 Completions.recvFlags(imm, inv), immData, invRkey, pkt.bth().solicited());
         }
         if (pkt.bth().ackReq()) {
-            deferAck(qp, psn);
+            // a completed receive: the application is likely to answer, and the ACK may go with it
+            deferAck(qp, psn, last);
         }
     }
 
@@ -250,7 +251,7 @@ final class RcResponder {
             }
         }
         if (pkt.bth().ackReq()) {
-            deferAck(qp, psn);
+            deferAck(qp, psn, imm && last);
         }
     }
 
@@ -416,7 +417,7 @@ final class RcResponder {
             return;
         }
         // SEND / WRITE already executed: acknowledge everything up to ePSN - 1 again
-        deferAck(qp, Psn.add(r.ePsn, -1));
+        deferAck(qp, Psn.add(r.ePsn, -1), false);
     }
 
     private static ResponderState.Resource findResource(Qp qp, int psn, int kind) {
@@ -432,13 +433,22 @@ final class RcResponder {
 
     // ---------------------------------------------------------------- ACK / NAK
 
-    /** Owes an ACK for {@code psn}; sent at the end of the receive batch (coalescing). */
-    private void deferAck(Qp qp, int psn) {
+    /**
+     * Owes an ACK for {@code psn}; the engine sends it at the end of the receive batch, coalescing
+     * the batch's ACKs into one. {@code holdable}: the packet completed a receive, so the engine
+     * may hold the ACK briefly for the application's answer and send both in one system call
+     * ({@link Engine#sendAcks}); any other owed ACK in the same batch makes it go at once.
+     */
+    private void deferAck(Qp qp, int psn, boolean holdable) {
         ResponderState r = qp.resp;
         if (r.ackPending) {
             engine.counters.inc(TransportCounters.ACK_DEFERRED);
+            r.ackHoldable &= holdable;
+        } else {
+            r.ackPending = true;
+            r.ackHoldable = holdable;
+            r.ackSince = engine.now;
         }
-        r.ackPending = true;
         r.ackPsn = psn;
     }
 

@@ -32,6 +32,10 @@ final class ResponderState {
     /** A coalesced ACK is owed (PSN of the newest packet that asked for one). */
     boolean ackPending;
     int ackPsn;
+    /** The owed ACK only acknowledges completed receives: it may wait for the application's answer. */
+    boolean ackHoldable;
+    /** Engine clock when the owed ACK became owed. */
+    long ackSince;
 
     // ---- READ and ATOMIC resources (rxe's resp.resources), a ring sized max_dest_rd_atomic
     final Resource[] resources = new Resource[MAX_RESOURCES];
