@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,11 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     @Option(names = "--send-window", description = "SENDs in flight before the next waits for a completion "
         + "(default ${DEFAULT-VALUE}; 1 waits for every ACK, as ibv_rc_pingpong does)", defaultValue = "64")
     int sendWindow;
+
+    @Option(names = "--rounds", description = "rounds of all modes, the order of the modes alternating; the "
+        + "summary takes the median over rounds of each figure and of the round's ratio (default ${DEFAULT-VALUE})",
+        defaultValue = "3")
+    int rounds;
 
     @Option(names = "--modes", split = ",", description = "what to run: raw, rc (default ${DEFAULT-VALUE})",
         defaultValue = "raw,rc")
@@ -140,6 +147,10 @@ public final class BenchPingpongCommand implements Callable<Integer> {
             err.println("Invalid MTU " + mtu);
             return 1;
         }
+        if (rounds < 1) {
+            err.println("--rounds must be at least 1");
+            return 1;
+        }
         if (sendWindow < 1 || sendWindow > 64) {
             err.println("--send-window must be 1..64");
             return 1;
@@ -151,32 +162,48 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         int jrxePort = udpPort != 0 ? udpPort : freeUdpPort();
         int rawUdp = rawPort != 0 ? rawPort : freeUdpPort();
         out.printf("jrxe bench pingpong: two processes (%s <-> %s) busy-polling; per size %d round trips "
-            + "measured after %d warm-up; jrxe RC path MTU %d, %s memory, send window %d%n", ipA, ipB, plan.iters(),
-            plan.warmup(), mtu, memory, sendWindow);
+            + "measured after %d warm-up; jrxe RC path MTU %d, %s memory, send window %d; %d round%s, modes in "
+            + "alternating order%n", ipA, ipB, plan.iters(), plan.warmup(), mtu, memory, sendWindow, rounds,
+            rounds == 1 ? "" : "s");
         out.flush();
-        Map<String, LatencyResult> results = new LinkedHashMap<>();
-        List<String> infos = new ArrayList<>();
         for (String mode : modes) {
             if (!mode.equals(RawUdpPingpong.MODE) && !mode.equals(RcSendPingpong.MODE)) {
                 err.println("unknown mode " + mode + " (raw, rc)");
                 return 1;
             }
-            List<String> common = List.of("bench", "pingpong", "--iters", Integer.toString(plan.iters()),
-                "--warmup", Integer.toString(plan.warmup()), "--sizes", joined(plan.sizes()), "--mtu",
-                Integer.toString(mtu), "--memory", memory, "--send-window", Integer.toString(sendWindow), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
-                "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(freeTcpPort()));
-            String failure = runMode(mode, common, plan, results, infos);
-            if (failure != null) {
-                err.println("bench pingpong: " + mode + ": " + failure);
-                return 1;
+        }
+        List<Map<String, LatencyResult>> perRound = new ArrayList<>();
+        List<String> infos = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            Map<String, LatencyResult> results = new LinkedHashMap<>();
+            perRound.add(results);
+            infos.clear();
+            List<String> order = new ArrayList<>(modes);
+            if (round % 2 == 1) {
+                Collections.reverse(order);
+            }
+            for (String mode : order) {
+                String failure = runMode(mode, childArgs(plan, jrxePort, rawUdp), plan, results, infos);
+                if (failure != null) {
+                    err.println("bench pingpong: round " + (round + 1) + ": " + mode + ": " + failure);
+                    return 1;
+                }
             }
         }
-        printTable(out, plan, results);
+        printTable(out, plan, perRound);
         if (verbose) {
+            out.println("last round:");
             infos.forEach(out::println);
         }
         out.flush();
         return 0;
+    }
+
+    private List<String> childArgs(PingpongPlan plan, int jrxePort, int rawUdp) throws IOException {
+        return List.of("bench", "pingpong", "--iters", Integer.toString(plan.iters()),
+                "--warmup", Integer.toString(plan.warmup()), "--sizes", joined(plan.sizes()), "--mtu",
+                Integer.toString(mtu), "--memory", memory, "--send-window", Integer.toString(sendWindow), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
+                "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(freeTcpPort()));
     }
 
     /** Runs one mode's two children; returns null on success or why it failed. */
@@ -251,30 +278,80 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         return Math.max(0, deadline - System.nanoTime());
     }
 
-    private void printTable(PrintWriter out, PingpongPlan plan, Map<String, LatencyResult> results) {
-        out.printf("%8s  %-29s  %-29s  %-17s%n", "", "raw Java UDP (us)", "jrxe RC SEND (us)", "jrxe / raw");
-        out.printf("%8s  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", "size", "median", "p99", "mean", "median", "p99", "mean",
-            "median", "p99");
-        for (int size : plan.sizes()) {
-            LatencyResult raw = results.get(RawUdpPingpong.MODE + "/" + size);
-            LatencyResult rc = results.get(RcSendPingpong.MODE + "/" + size);
-            out.printf("%8d  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", size, us(raw == null ? -1 : raw.medianNs()),
-                us(raw == null ? -1 : raw.p99Ns()), us(raw == null ? -1 : Math.round(raw.meanNs())),
-                us(rc == null ? -1 : rc.medianNs()), us(rc == null ? -1 : rc.p99Ns()),
-                us(rc == null ? -1 : Math.round(rc.meanNs())), ratio(rc, raw, true), ratio(rc, raw, false));
+    /**
+     * One row per round and size, then per size the median over rounds of each column; its ratio
+     * is the median of the rounds' ratios (each pairs two modes measured minutes apart at most).
+     */
+    private void printTable(PrintWriter out, PingpongPlan plan, List<Map<String, LatencyResult>> perRound) {
+        out.printf("%6s %6s  %-29s  %-29s  %-17s%n", "", "", "raw Java UDP (us)", "jrxe RC SEND (us)", "jrxe / raw");
+        out.printf("%6s %6s  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", "round", "size", "median", "p99", "mean", "median",
+            "p99", "mean", "median", "p99");
+        for (int r = 0; r < perRound.size(); r++) {
+            for (int size : plan.sizes()) {
+                LatencyResult raw = perRound.get(r).get(RawUdpPingpong.MODE + "/" + size);
+                LatencyResult rc = perRound.get(r).get(RcSendPingpong.MODE + "/" + size);
+                double[] row = {
+                    raw == null ? -1 : raw.medianNs(), raw == null ? -1 : raw.p99Ns(), raw == null ? -1 : raw.meanNs(),
+                    rc == null ? -1 : rc.medianNs(), rc == null ? -1 : rc.p99Ns(), rc == null ? -1 : rc.meanNs(),
+                    ratio(rc, raw, true), ratio(rc, raw, false)};
+                printRow(out, Integer.toString(r + 1), size, row);
+            }
+        }
+        if (perRound.size() > 1) {
+            for (int size : plan.sizes()) {
+                double[] row = new double[8];
+                for (int c = 0; c < row.length; c++) {
+                    double[] values = new double[perRound.size()];
+                    for (int r = 0; r < perRound.size(); r++) {
+                        LatencyResult raw = perRound.get(r).get(RawUdpPingpong.MODE + "/" + size);
+                        LatencyResult rc = perRound.get(r).get(RcSendPingpong.MODE + "/" + size);
+                        values[r] = switch (c) {
+                            case 0 -> raw == null ? -1 : raw.medianNs();
+                            case 1 -> raw == null ? -1 : raw.p99Ns();
+                            case 2 -> raw == null ? -1 : raw.meanNs();
+                            case 3 -> rc == null ? -1 : rc.medianNs();
+                            case 4 -> rc == null ? -1 : rc.p99Ns();
+                            case 5 -> rc == null ? -1 : rc.meanNs();
+                            case 6 -> ratio(rc, raw, true);
+                            default -> ratio(rc, raw, false);
+                        };
+                    }
+                    row[c] = median(values);
+                }
+                printRow(out, "median", size, row);
+            }
         }
     }
 
-    private static String us(long ns) {
+    private static void printRow(PrintWriter out, String round, int size, double[] v) {
+        out.printf("%6s %6d  %9s %9s %9s  %9s %9s %9s  %8s %8s%n", round, size, us(v[0]), us(v[1]), us(v[2]), us(v[3]),
+            us(v[4]), us(v[5]), times(v[6]), times(v[7]));
+    }
+
+    /** Median of {@code values}; -1 (not measured) when any is -1. */
+    static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        if (v.length == 0 || v[0] < 0) {
+            return -1;
+        }
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    private static String us(double ns) {
         return ns < 0 ? "-" : String.format("%.2f", ns / 1000.0);
     }
 
-    private static String ratio(LatencyResult rc, LatencyResult raw, boolean median) {
+    private static String times(double ratio) {
+        return ratio < 0 ? "-" : String.format("%.2fx", ratio);
+    }
+
+    private static double ratio(LatencyResult rc, LatencyResult raw, boolean median) {
         if (rc == null || raw == null) {
-            return "-";
+            return -1;
         }
-        double r = median ? (double) rc.medianNs() / raw.medianNs() : (double) rc.p99Ns() / raw.p99Ns();
-        return String.format("%.2fx", r);
+        return median ? (double) rc.medianNs() / raw.medianNs() : (double) rc.p99Ns() / raw.p99Ns();
     }
 
     private static String joined(List<Integer> values) {

@@ -20,16 +20,19 @@ class BenchPingpongCommandTest {
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int rc = cl.execute("bench", "pingpong", "--iters", "300", "--warmup", "100", "--sizes", "4096,8",
-            "--timeout", "120", "--verbose");
+            "--rounds", "2", "--timeout", "120", "--verbose");
         String text = out.toString();
         assertThat(rc).as("%s%n%s", text, err).isZero();
         List<String> lines = text.lines().toList();
         assertThat(lines.get(0)).startsWith("jrxe bench pingpong: two processes (127.0.0.2 <-> 127.0.0.3)")
-            .contains("300 round trips measured after 100 warm-up");
+            .contains("300 round trips measured after 100 warm-up").contains("2 rounds");
         String number = "\\s+\\d+\\.\\d\\d";
         String ratio = "\\s+\\d+\\.\\d\\dx";
-        assertThat(lines).anyMatch(l -> l.matches("\\s+4096" + number.repeat(6) + ratio.repeat(2)));
-        assertThat(lines).anyMatch(l -> l.matches("\\s+8" + number.repeat(6) + ratio.repeat(2)));
+        String figures = number.repeat(6) + ratio.repeat(2);
+        for (String round : List.of("1", "2", "median")) {
+            assertThat(lines).anyMatch(l -> l.matches("\\s*" + round + "\\s+4096" + figures));
+            assertThat(lines).anyMatch(l -> l.matches("\\s*" + round + "\\s+8" + figures));
+        }
         assertThat(lines).anyMatch(l -> l.startsWith("initiator counters:") && l.contains("rdma_sends=800"));
         assertThat(lines).anyMatch(l -> l.startsWith("responder counters:") && l.contains("rdma_recvs=800"));
     }
@@ -51,6 +54,13 @@ class BenchPingpongCommandTest {
         assertThat(back.medianNs()).isEqualTo(r.medianNs());
         assertThat(back.p99Ns()).isEqualTo(r.p99Ns());
         assertThat(LatencyResult.parse("INFO x")).isNull();
+    }
+
+    @Test
+    void shouldSummariseRoundsByTheirMedian() {
+        assertThat(BenchPingpongCommand.median(new double[] {3, 1, 2})).isEqualTo(2);
+        assertThat(BenchPingpongCommand.median(new double[] {4, 1, 3, 2})).isEqualTo(2.5);
+        assertThat(BenchPingpongCommand.median(new double[] {5, -1, 3})).as("a round without the figure").isEqualTo(-1);
     }
 
     @Test
