@@ -211,8 +211,9 @@ public final class Engine implements PacketSink, AutoCloseable {
      * Returns true if it did.
      */
     public boolean driveFromApp() {
-        lastAppDrive = System.nanoTime();
         int did = drive(true);
+        // the duty cycle's clock when there was one: one clock read less per empty poll
+        lastAppDrive = did >= 0 ? now : System.nanoTime();
         if (did > 0) {
             emptyDrives = 0;
         } else if (POLL_YIELD_EVERY > 0 && ++emptyDrives % POLL_YIELD_EVERY == 0) {

@@ -39,16 +39,18 @@ public final class TransportCounters {
         return NAMES[counter];
     }
 
-    public void inc(int counter) {
-        values.getAndIncrement(counter);
+    // Single writer: the thread holding the engine updates them (a plain read and an opaque
+    // write, no locked instruction, like LinkCounters); any thread may read them.
+    void inc(int counter) {
+        values.setOpaque(counter, values.getPlain(counter) + 1);
     }
 
-    public void add(int counter, long delta) {
-        values.getAndAdd(counter, delta);
+    void add(int counter, long delta) {
+        values.setOpaque(counter, values.getPlain(counter) + delta);
     }
 
     public long get(int counter) {
-        return values.get(counter);
+        return values.getOpaque(counter);
     }
 
     /** Value by rxe name, or -1 when there is no such counter. */

@@ -53,7 +53,12 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
         return n;
     }
 
-    private synchronized int take(WorkCompletion[] wc, int max) {
+    private int take(WorkCompletion[] wc, int max) {
+        // an empty ring needs no lock (a busy-polling application mostly finds it empty)
+        return ring.peek() == null ? 0 : takeLocked(wc, max);
+    }
+
+    private synchronized int takeLocked(WorkCompletion[] wc, int max) {
         int n = 0;
         Cqe e;
         while (n < max && (e = ring.peek()) != null) {
