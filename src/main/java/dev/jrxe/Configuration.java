@@ -168,14 +168,26 @@ public final class Configuration {
 
     /**
      * Longest an ACK that only acknowledges completed receives waits for the application's answer
-     * when an application thread drives the engine, so that both leave in one system call
-     * (0: never hold). Far below any ACK timeout (4.096 µs × 2^timeout, 67 ms at rxe's usual 14).
+     * (or, probing, for the requester's next message) when an application thread drives the
+     * engine, so that answer and ACK leave in one system call; 0: never hold (transport.AckHold).
      */
     public static final String ENGINE_ACK_HOLD_NANOS_PROP = "jrxe.engine.ackHoldNanos";
     public static final long ENGINE_ACK_HOLD_NANOS_DEFAULT = 20_000;
 
     public static long engineAckHoldNanos() {
         return Long.getLong(ENGINE_ACK_HOLD_NANOS_PROP, ENGINE_ACK_HOLD_NANOS_DEFAULT);
+    }
+
+    /**
+     * Once a requester has shown that it does not wait for ACKs (it sent again while one was
+     * owed), one ACK covers its messages of up to this long (and at most 16); 0: never
+     * (transport.AckHold).
+     */
+    public static final String ENGINE_LAZY_ACK_NANOS_PROP = "jrxe.engine.lazyAckNanos";
+    public static final long ENGINE_LAZY_ACK_NANOS_DEFAULT = 100_000;
+
+    public static long engineLazyAckNanos() {
+        return Long.getLong(ENGINE_LAZY_ACK_NANOS_PROP, ENGINE_LAZY_ACK_NANOS_DEFAULT);
     }
 
     // ---------------------------------------------------------------- verbs / device

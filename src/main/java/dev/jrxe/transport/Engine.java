@@ -29,7 +29,6 @@ public final class Engine implements PacketSink, AutoCloseable {
     private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
     private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
     private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
-    private static final long ACK_HOLD_NANOS = Configuration.engineAckHoldNanos();
 
     final Link link;
     final KeyResolver keys;
@@ -187,20 +186,16 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     /**
-     * Sends the ACKs the responders owe, each after its QP's requests of this cycle. An ACK that
-     * only acknowledges completed receives may be held ({@code mayHold}: an application thread
-     * drives and will be back) for up to {@code jrxe.engine.ackHoldNanos}, waiting for packets to
-     * send anyway: typically the application's answer to the message it just received, which
-     * then leaves in the same system call and reaches the peer in the same receive batch. Held,
-     * it goes at the latest with the next flush that sends anything, the first duty cycle after
-     * the hold time, or the background thread's next round.
+     * Sends the ACKs the responders owe, each after its QP's requests of this cycle, unless
+     * {@link AckHold} keeps one a little longer ({@code mayHold}: an application thread drives and
+     * will be back). {@code piggyback}: this flush sends packets anyway, so an ACK shares their
+     * system call.
      */
     private void sendAcks(Qp[] qps, boolean mayHold) {
         boolean piggyback = out.committed > 0;
         for (Qp qp : qps) {
             ResponderState r = qp.resp;
-            if (r.ackPending
-                && (piggyback || !mayHold || !r.ackHoldable || now - r.ackSince >= ACK_HOLD_NANOS)) {
+            if (r.ackPending && r.hold.sendNow(now, piggyback, mayHold)) {
                 responder.sendPendingAck(qp);
             }
         }

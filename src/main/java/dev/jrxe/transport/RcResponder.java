@@ -434,22 +434,19 @@ final class RcResponder {
     // ---------------------------------------------------------------- ACK / NAK
 
     /**
-     * Owes an ACK for {@code psn}; the engine sends it at the end of the receive batch, coalescing
-     * the batch's ACKs into one. {@code holdable}: the packet completed a receive, so the engine
-     * may hold the ACK briefly for the application's answer and send both in one system call
-     * ({@link Engine#sendAcks}); any other owed ACK in the same batch makes it go at once.
+     * Owes an ACK for {@code psn}; the engine sends it at the end of the receive batch, one ACK
+     * for the batch, unless {@link AckHold} keeps it a little longer. {@code holdable}: the packet
+     * completed a receive (any other owed ACK in the same batch makes it go at once).
      */
     private void deferAck(Qp qp, int psn, boolean holdable) {
         ResponderState r = qp.resp;
-        if (r.ackPending) {
+        boolean wasOwed = r.ackPending;
+        if (wasOwed) {
             engine.counters.inc(TransportCounters.ACK_DEFERRED);
-            r.ackHoldable &= holdable;
-        } else {
-            r.ackPending = true;
-            r.ackHoldable = holdable;
-            r.ackSince = engine.now;
         }
+        r.ackPending = true;
         r.ackPsn = psn;
+        r.hold.owe(holdable, wasOwed, engine.now, psn);
     }
 
     /** Sends the owed ACK now, so that what follows keeps PSN order on the wire. */

@@ -32,10 +32,8 @@ final class ResponderState {
     /** A coalesced ACK is owed (PSN of the newest packet that asked for one). */
     boolean ackPending;
     int ackPsn;
-    /** The owed ACK only acknowledges completed receives: it may wait for the application's answer. */
-    boolean ackHoldable;
-    /** Engine clock when the owed ACK became owed. */
-    long ackSince;
+    /** When the owed ACK goes. */
+    final AckHold hold = new AckHold();
 
     // ---- READ and ATOMIC resources (rxe's resp.resources), a ring sized max_dest_rd_atomic
     final Resource[] resources = new Resource[MAX_RESOURCES];
@@ -72,6 +70,7 @@ final class ResponderState {
         recvOffset = 0;
         writeKey = null;
         ackPending = false;
+        hold.reset();
         resourceHead = 0;
         resourceCount = 0;
     }

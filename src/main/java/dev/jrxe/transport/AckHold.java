@@ -1,0 +1,148 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.Configuration;
+import dev.jrxe.wire.Psn;
+
+/**
+ * When a QP's responder sends the ACK it owes for messages that completed receives (the ACK of a
+ * WRITE, READ, atomic, duplicate or NAK never waits). The aim is fewer packets and system calls
+ * without ever keeping a requester that waits for its send completions waiting long.
+ *
+ * <p>Eager (the start): the ACK waits for packets that leave anyway, typically the application's
+ * answer to the message (one {@code sendmmsg} for both), at most {@code jrxe.engine.ackHoldNanos}.
+ * Every {@link #FIRST_PROBE} ACKs (backing off to {@link #MAX_PROBE} while the answer is no) it is
+ * held over the answer instead, to learn whether the requester waits for it.
+ *
+ * <p>Lazy, once the requester has sent a message while an ACK was owed (it does not wait for
+ * them): one ACK covers several messages, as NICs coalesce ACKs. It is due after
+ * {@code jrxe.engine.lazyAckNanos} or {@link #LAZY_MESSAGES} messages or {@link #LAZY_PSNS} PSNs,
+ * and then goes with the next packets that leave; it goes alone at twice those counts or one hold
+ * time later. If by then the requester has been quiet for a hold time, it may have been waiting
+ * for the ACK; when that happens for at least two and a quarter of the recent lazy ACKs, its window
+ * is smaller than what a lazy ACK covers: back to eager, and the next probe comes later. (Now and
+ * then is only a pause, say its thread descheduled.) All of this stays far inside the 128-PSN window
+ * and below any ACK timeout worth using (4.096 us x 2^timeout: 67 ms at rxe's usual 14).
+ *
+ * <p>Only an application thread's duty cycle holds; the background thread sends owed ACKs at
+ * once, so an ACK never waits for a thread that has stopped polling longer than
+ * {@code jrxe.engine.appActiveNanos}. Engine thread only.
+ */
+final class AckHold {
+    static final long HOLD_NANOS = Configuration.engineAckHoldNanos();
+    static final long LAZY_NANOS = Configuration.engineLazyAckNanos();
+    static final int LAZY_MESSAGES = 16;
+    static final int LAZY_PSNS = 32;
+    /** Lazy ACKs over which the share of those the requester waited for is judged. */
+    static final int LAZY_WINDOW = 64;
+    static final int FIRST_PROBE = 64;
+    static final int MAX_PROBE = 4096;
+
+    /** The owed ACK only acknowledges completed receives: it may be held. */
+    boolean holdable;
+    /** Engine clock when the oldest message the owed ACK covers arrived. */
+    long since;
+    /** Engine clock when the newest did. */
+    long lastMessage;
+    /** Messages the owed ACK covers, and the PSN of the oldest. */
+    int messages;
+    int firstPsn;
+    int lastPsn;
+    boolean lazy;
+    /** Lazy ACKs in the current judging window, and those of them that found the requester waiting. */
+    int lazyAcks;
+    int lazyWaits;
+    /** Eager: this ACK is held over the answer to learn whether the requester waits for it. */
+    boolean probing;
+    int probePeriod = FIRST_PROBE;
+    int untilProbe = FIRST_PROBE;
+
+    /** A message that asked for an ACK arrived; {@code wasOwed}: an ACK was owed already. */
+    void owe(boolean holdableMessage, boolean wasOwed, long now, int psn) {
+        if (wasOwed) {
+            if (holdable && holdableMessage && !lazy && LAZY_NANOS > 0) {
+                // the requester sent again without having the ACK: it does not wait for them
+                probing = false;
+                lazy = true;
+                lazyAcks = 0;
+                lazyWaits = 0;
+                probePeriod = FIRST_PROBE;
+                untilProbe = FIRST_PROBE;
+            }
+            holdable &= holdableMessage;
+        } else {
+            holdable = holdableMessage;
+            since = now;
+            messages = 0;
+            firstPsn = psn;
+        }
+        messages++;
+        lastPsn = psn;
+        lastMessage = now;
+    }
+
+    /**
+     * Whether the owed ACK goes in this flush. {@code piggyback}: packets leave anyway;
+     * {@code mayHold}: an application thread drives, which comes back soon.
+     */
+    boolean sendNow(long now, boolean piggyback, boolean mayHold) {
+        if (!mayHold || !holdable || HOLD_NANOS <= 0) {
+            return true;
+        }
+        long age = now - since;
+        if (lazy) {
+            int psns = Psn.diff(lastPsn, firstPsn) + 1;
+            if (age < LAZY_NANOS && messages < LAZY_MESSAGES && psns < LAZY_PSNS) {
+                return false;
+            }
+            if (!piggyback
+                && age < LAZY_NANOS + HOLD_NANOS && messages < 2 * LAZY_MESSAGES && psns < 2 * LAZY_PSNS) {
+                return false;
+            }
+            boolean waited = !piggyback && now - lastMessage >= HOLD_NANOS;
+            if (lazyAcks == LAZY_WINDOW) {
+                lazyAcks = 0;
+                lazyWaits = 0;
+            }
+            lazyAcks++;
+            if (waited && ++lazyWaits >= 2 && lazyWaits * 4 >= lazyAcks) {
+                // overdue with the requester quiet, for a quarter of the recent ACKs: it waits for
+                // them (its window is smaller than what a lazy ACK covers), not just now and then
+                // (its thread descheduled, say)
+                lazy = false;
+                backOff();
+            }
+            return true;
+        }
+        if (probing) {
+            if (age < HOLD_NANOS) {
+                return false;
+            }
+            // the hold ran out before the requester sent again: it waits for ACKs
+            probing = false;
+            backOff();
+            return true;
+        }
+        if (piggyback) {
+            if (LAZY_NANOS > 0 && --untilProbe <= 0) {
+                probing = true;
+                return false;
+            }
+            return true;
+        }
+        return age >= HOLD_NANOS;
+    }
+
+    private void backOff() {
+        probePeriod = Math.min(MAX_PROBE, probePeriod * 2);
+        untilProbe = probePeriod;
+    }
+
+    void reset() {
+        holdable = false;
+        messages = 0;
+        lazy = false;
+        probing = false;
+        probePeriod = FIRST_PROBE;
+        untilProbe = FIRST_PROBE;
+    }
+}
