@@ -45,10 +45,7 @@ final class RcSendPingpong {
     static final String MODE = "rc";
     /** Buffers from jrxe's allocator: the transport copies directly. */
     static final String MEMORY_NATIVE = "native";
-    /**
-     * Buffers from a shared {@link Arena}: what most applications have. Today the verbs layer
-     * registers them by address only, so every copy goes through process_vm_readv/writev.
-     */
+    /** Buffers from a shared {@link Arena}: what most applications have (registered by segment, copied directly). */
     static final String MEMORY_ARENA = "arena";
     private static final int RECV_RING = 64;
     private static final int MAX_SEND = 64;
