@@ -23,9 +23,10 @@ import dev.jrxe.wire.Psn;
  * then is only a pause, say its thread descheduled.) All of this stays far inside the 128-PSN window
  * and below any ACK timeout worth using (4.096 us x 2^timeout: 67 ms at rxe's usual 14).
  *
- * <p>Only an application thread's duty cycle holds; the background thread sends owed ACKs at
- * once, so an ACK never waits for a thread that has stopped polling longer than
- * {@code jrxe.engine.appActiveNanos}. Engine thread only.
+ * <p>Only an application thread's duty cycle holds, and when that thread goes on to drive another
+ * device (one thread serving two devices) it sends the held ACKs first ({@code Engine}); the
+ * background thread sends owed ACKs at once, so an ACK never waits for a thread that has stopped
+ * polling longer than {@code jrxe.engine.appActiveNanos}. Engine thread only.
  */
 final class AckHold {
     static final long HOLD_NANOS = Configuration.engineAckHoldNanos();

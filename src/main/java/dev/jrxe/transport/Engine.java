@@ -149,6 +149,7 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
+        releaseAcksHeldElsewhere();
         // The poster only needs its packets sent: when the engine is free, run the requesters and
         // flush, without the receive system call a full duty cycle makes (the poller does that).
         if (running && lock.tryLock()) {
@@ -193,11 +194,50 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     private void sendAcks(Qp[] qps, boolean mayHold) {
         boolean piggyback = out.committed > 0;
+        boolean held = false;
         for (Qp qp : qps) {
             ResponderState r = qp.resp;
-            if (r.ackPending && r.hold.sendNow(now, piggyback, mayHold)) {
-                responder.sendPendingAck(qp);
+            if (r.ackPending) {
+                if (r.hold.sendNow(now, piggyback, mayHold)) {
+                    responder.sendPendingAck(qp);
+                } else {
+                    held = true;
+                }
             }
+        }
+        if (held) {
+            HELD_BY_THIS_THREAD.set(this);
+        }
+    }
+
+    /**
+     * The engine whose last duty cycle on this (application) thread held an ACK. A thread that
+     * goes on to drive another device (one thread serving two devices, as the demo and many tests
+     * do) may be about to wait for that very ACK, so driving another engine sends it first.
+     */
+    private static final ThreadLocal<Engine> HELD_BY_THIS_THREAD = new ThreadLocal<>();
+
+    /** An application thread is about to drive this engine: release ACKs it held elsewhere. */
+    private void releaseAcksHeldElsewhere() {
+        Engine other = HELD_BY_THIS_THREAD.get();
+        if (other != null && other != this) {
+            HELD_BY_THIS_THREAD.remove();
+            other.releaseHeldAcks();
+        }
+    }
+
+    /** Sends every owed ACK now; when the engine is busy, its holder runs one more duty cycle. */
+    private void releaseHeldAcks() {
+        if (running && lock.tryLock()) {
+            try {
+                now = System.nanoTime();
+                sendAcks(active, false);
+                flush();
+            } finally {
+                lock.unlock();
+            }
+        } else {
+            workPending = true;
         }
     }
 
@@ -206,6 +246,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      * Returns true if it did.
      */
     public boolean driveFromApp() {
+        releaseAcksHeldElsewhere();
         int did = drive(true);
         // the duty cycle's clock when there was one: one clock read less per empty poll
         lastAppDrive = did >= 0 ? now : System.nanoTime();

@@ -77,35 +77,92 @@ class RcAckHoldTest {
     }
 
     @Test
-    void shouldCoalesceTheAcksOfARequesterThatDoesNotWait() {
+    void shouldCoalesceTheAcksOfARequesterThatDoesNotWait() throws Exception {
+        try (RcFixture f = new RcFixture(8192)) {
+            f.connect();
+            RecvWr rb = new RecvWr(1).sge(f.bufB.address() + 4096, 64, f.mrb.lkey());
+            for (int i = 0; i < 200; i++) {
+                f.qb.postRecv(rb);
+            }
+            long acksBefore = f.b.counters().get(TransportCounters.SENT_PKTS);
+            // a's own thread streams SENDs, taking completions only when 32 are outstanding
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread requester = Thread.ofPlatform().start(() -> {
+                try {
+                    SendWr sa = new SendWr(1).sge(f.bufA.address(), 32, f.mra.lkey());
+                    sa.sendFlags = SendFlags.SIGNALED;
+                    WorkCompletion[] one = {new WorkCompletion()};
+                    int completed = 0;
+                    for (int i = 0; i < MESSAGES; i++) {
+                        while (i - completed >= 32) {
+                            completed += reap(f, one);
+                        }
+                        f.qa.postSend(sa);
+                    }
+                    while (completed < MESSAGES) {
+                        completed += reap(f, one);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            for (int i = 0; i < MESSAGES; i++) {
+                assertThat(f.pollOk(f.cqb).opcode).isEqualTo(WcOpcode.RECV);
+                if (i < MESSAGES - 200) {
+                    f.qb.postRecv(rb);
+                }
+            }
+            requester.join(30_000);
+            assertThat(requester.isAlive()).isFalse();
+            assertThat(failure.get()).isNull();
+            long acks = f.b.counters().get(TransportCounters.SENT_PKTS) - acksBefore;
+            assertThat(acks).as("ACKs for %d SENDs", MESSAGES).isPositive().isLessThan(MESSAGES);
+            assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
+            assertThat(f.b.counters().get(TransportCounters.DUPLICATE_REQUEST)).isZero();
+        }
+    }
+
+    private static final int MESSAGES = 400;
+
+    private static int reap(RcFixture f, WorkCompletion[] one) {
+        if (f.cqa.poll(one) == 0) {
+            return 0;
+        }
+        assertThat(one[0].status).isEqualTo(WcStatus.SUCCESS);
+        return 1;
+    }
+
+    @Test
+    void shouldSendAHeldAckWhenTheThreadGoesOnToAnotherDevice() {
         try (RcFixture f = new RcFixture(8192)) {
             f.connect();
             RecvWr rb = new RecvWr(1).sge(f.bufB.address() + 4096, 64, f.mrb.lkey());
             SendWr sa = new SendWr(1).sge(f.bufA.address(), 32, f.mra.lkey());
             sa.sendFlags = SendFlags.SIGNALED;
-            for (int i = 0; i < 200; i++) {
+            WorkCompletion[] one = {new WorkCompletion()};
+            int prompt = 0;
+            StringBuilder polled = new StringBuilder();
+            for (int i = 0; i < 100; i++) {
                 f.qb.postRecv(rb);
-            }
-            long acksBefore = f.b.counters().get(TransportCounters.SENT_PKTS);
-            int sent = 0;
-            for (int i = 0; i < 200; i++) {
-                // a streams SENDs, taking its completions only when its queue fills
                 f.qa.postSend(sa);
                 assertThat(f.pollOk(f.cqb).opcode).isEqualTo(WcOpcode.RECV);
-                WorkCompletion[] one = {new WorkCompletion()};
-                while (f.cqa.poll(one) > 0) {
-                    assertThat(one[0].status).isEqualTo(WcStatus.SUCCESS);
-                    sent++;
+                // one thread, two devices (as the demo does): b may have held its ACK for an
+                // answer, but this thread now waits on a for the SEND's completion. Driving a
+                // sends b's ACK first, and on loopback it is there at once: no hold time (20 us,
+                // a dozen polls), no wait for b's progress thread (1 ms).
+                int polls = 1;
+                while (f.cqa.poll(one) == 0) {
+                    polls++;
+                }
+                assertThat(one[0].opcode).isEqualTo(WcOpcode.SEND);
+                polled.append(polls).append(' ');
+                if (polls <= 3) {
+                    prompt++;
                 }
             }
-            while (sent < 200) {
-                f.pollOk(f.cqa);
-                sent++;
-            }
-            long acks = f.b.counters().get(TransportCounters.SENT_PKTS) - acksBefore;
-            assertThat(acks).as("ACKs for 200 SENDs").isPositive().isLessThan(200);
-            assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
-            assertThat(f.b.counters().get(TransportCounters.DUPLICATE_REQUEST)).isZero();
+            // A round may race b's progress thread, which then sends the ACK itself (measured: 0-2
+            // rounds of 50). Without the release about a third of the rounds wait for it.
+            assertThat(prompt).as("rounds done within 3 polls of a; polls: %s", polled).isGreaterThanOrEqualTo(90);
         }
     }
 
