@@ -430,6 +430,9 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     @Override
     public void close() {
+        if (HELD_BY_THIS_THREAD.get() == this) {
+            HELD_BY_THIS_THREAD.remove();
+        }
         lock.lock();
         try {
             running = false;
