@@ -221,7 +221,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private void releaseAcksHeldElsewhere() {
         Engine other = HELD_BY_THIS_THREAD.get();
         if (other != null && other != this) {
-            HELD_BY_THIS_THREAD.remove();
+            HELD_BY_THIS_THREAD.set(null); // not remove(): the next set would allocate an entry
             other.releaseHeldAcks();
         }
     }

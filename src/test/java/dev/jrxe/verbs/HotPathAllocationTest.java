@@ -54,4 +54,36 @@ class HotPathAllocationTest {
             assertThat(perRound).as("bytes allocated per round of 3 operations").isZero();
         }
     }
+
+    @Test
+    void shouldHoldAndReleaseAcksWithoutAllocating() {
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (RcFixture f = new RcFixture(1 << 16)) {
+            f.connect();
+            SendWr send = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey());
+            send.sendFlags = SendFlags.SIGNALED;
+            RecvWr recv = new RecvWr(1).sge(f.bufB.address(), 64, f.mrb.lkey());
+            WorkCompletion[] wc = f.wc;
+            // b holds the SEND's ACK for an answer; the thread then drives a, which releases it
+            Runnable round = () -> {
+                f.qb.postRecv(recv);
+                f.qa.postSend(send);
+                while (f.cqb.poll(wc) == 0) {
+                    Thread.onSpinWait();
+                }
+                while (f.cqa.poll(wc) == 0) {
+                    Thread.onSpinWait();
+                }
+            };
+            for (int i = 0; i < 20_000; i++) {
+                round.run();
+            }
+            long before = mx.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 2_000; i++) {
+                round.run();
+            }
+            long perRound = (mx.getCurrentThreadAllocatedBytes() - before) / 2_000;
+            assertThat(perRound).as("bytes allocated per SEND whose ACK was held and released").isZero();
+        }
+    }
 }
