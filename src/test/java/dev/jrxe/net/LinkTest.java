@@ -178,6 +178,59 @@ class LinkTest {
 
     @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldReachEveryPeerFromOneSourcePort(LinkMode mode) throws Exception {
+        // one source port's socket serves every peer, in order per peer
+        try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER);
+             Link c = Links.open(LinkConfig.builder("127.0.0.4").port(0).mode(mode).build(), TestRoce.SEALER)) {
+            int sport = 0xC100 | (int) (ProcessHandle.current().pid() % 0x3000) + mode.ordinal();
+            int addrC = c.localAddress();
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 3; i++) {
+                    sendSendOnly(p.a, p.addrB(), p.b.localPort(), sport, i, TestRoce.DATAGRAM_4K);
+                }
+                sendSendOnly(p.a, addrC, c.localPort(), sport, 9, 100);
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), sport, 3, 100);
+                p.a.flush();
+                Collector toB = new Collector().receive(p.b, 4);
+                Collector toC = new Collector().receive(c, 1);
+                assertThat(toB.datagrams).hasSize(4).allSatisfy(d -> assertThat(d.srcPort()).isEqualTo(sport));
+                assertThat(toB.datagrams).extracting(Collector.Datagram::psn).containsExactly(0, 1, 2, 3);
+                assertThat(toC.datagrams).hasSize(1).allSatisfy(d -> assertThat(d.srcPort()).isEqualTo(sport));
+            }
+            assertThat(p.a.counters().drops(DropReason.SEND_FAILED)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
+    void shouldKeepSendingFromASourcePortWhosePeerWentAway(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
+            int sport = 0xC200 | (int) (ProcessHandle.current().pid() % 0x3000) + mode.ordinal();
+            int gonePort;
+            int goneAddr;
+            try (Link gone = Links.open(LinkConfig.builder("127.0.0.4").port(0).mode(mode).build(), TestRoce.SEALER)) {
+                gonePort = gone.localPort();
+                goneAddr = gone.localAddress();
+                sendSendOnly(p.a, gone.localAddress(), gonePort, sport, 0, 100);
+                p.a.flush();
+                assertThat(new Collector().receive(gone, 1).datagrams).hasSize(1);
+            }
+            // nobody listens there now: the kernel answers with port unreachable
+            sendSendOnly(p.a, goneAddr, gonePort, sport, 1, 100);
+            p.a.flush();
+            int got = 0;
+            for (int attempt = 0; attempt < 4 && got == 0; attempt++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), sport, 2, 100);
+                p.a.flush();
+                got = new Collector().receive(p.b, 1).datagrams.size();
+            }
+            assertThat(got).as("a datagram to a live peer got through").isEqualTo(1);
+            assertThat(p.a.counters().drops(DropReason.SEND_FAILED)).as("sends refused").isLessThanOrEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldReturnFromAwaitReadableWhenWokenFromAnotherThread(LinkMode mode) throws Exception {
         try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
