@@ -3,10 +3,8 @@ package dev.jrxe.tools;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -160,8 +158,8 @@ public final class BenchPingpongCommand implements Callable<Integer> {
             err.println("--memory must be native or arena");
             return 1;
         }
-        int jrxePort = udpPort != 0 ? udpPort : freeUdpPort();
-        int rawUdp = rawPort != 0 ? rawPort : freeUdpPort();
+        int jrxePort = udpPort != 0 ? udpPort : FreePorts.udp(ipA, ipB);
+        int rawUdp = rawPort != 0 ? rawPort : FreePorts.udp(ipA, ipB);
         out.printf("jrxe bench pingpong: two processes (%s <-> %s) busy-polling; per size %d round trips "
             + "measured after %d warm-up; jrxe RC path MTU %d, %s memory, send window %d; %d round%s, modes in "
             + "alternating order%n", ipA, ipB, plan.iters(), plan.warmup(), mtu, memory, sendWindow, rounds,
@@ -204,7 +202,7 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         return List.of("bench", "pingpong", "--iters", Integer.toString(plan.iters()),
                 "--warmup", Integer.toString(plan.warmup()), "--sizes", joined(plan.sizes()), "--mtu",
                 Integer.toString(mtu), "--memory", memory, "--send-window", Integer.toString(sendWindow), "--ip-a", ipA, "--ip-b", ipB, "--udp-port", Integer.toString(jrxePort),
-                "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(freeTcpPort()));
+                "--raw-port", Integer.toString(rawUdp), "--tcp-port", Integer.toString(FreePorts.tcp()));
     }
 
     /** Runs one mode's two children; returns null on success or why it failed. */
@@ -357,26 +355,5 @@ public final class BenchPingpongCommand implements Callable<Integer> {
 
     private static String joined(List<Integer> values) {
         return String.join(",", values.stream().map(String::valueOf).toList());
-    }
-
-    private int freeUdpPort() throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int port;
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipA), 0))) {
-                port = s.getLocalPort();
-            }
-            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipB), port))) {
-                return s.getLocalPort();
-            } catch (IOException busy) {
-                // taken on the other address: try another
-            }
-        }
-        throw new IOException("no UDP port free on both " + ipA + " and " + ipB);
-    }
-
-    private static int freeTcpPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -193,7 +193,7 @@ public final class RegBenchCommand implements Callable<Integer> {
     }
 
     private int runTraffic(Consumer<String> progress) throws IOException {
-        int port = udpPort != 0 ? udpPort : RegBenchTraffic.freeUdpPort(ipA, ipB);
+        int port = udpPort != 0 ? udpPort : FreePorts.udp(ipA, ipB);
         RegBenchTraffic.Setup setup = new RegBenchTraffic.Setup(ipA, ipB, port, Mtu.fromBytes(mtu), bwDepth,
             (int) Math.max(bwBytes, touchBytes));
         progress.accept("reg-bench: traffic between " + ipA + " and " + ipB + ", UDP port " + port);

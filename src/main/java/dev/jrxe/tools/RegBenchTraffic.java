@@ -23,13 +23,9 @@ import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.WorkCompletion;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -145,20 +141,6 @@ final class RegBenchTraffic implements AutoCloseable {
         wr.sendFlags = SendFlags.SIGNALED;
     }
 
-    /** A UDP port free on both addresses right now (both devices must share their port). */
-    static int freeUdpPort(String ipA, String ipB) throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (DatagramSocket first = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipA), 0))) {
-                int port = first.getLocalPort();
-                try (DatagramSocket second = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(ipB), port))) {
-                    return second.getLocalPort();
-                } catch (IOException taken) {
-                    // try another
-                }
-            }
-        }
-        throw new IOException("no UDP port free on both " + ipA + " and " + ipB);
-    }
 
     /**
      * First touch: {@code chunks} fresh 2 MiB chunks of one new mapping; into each, a WRITE of

@@ -42,8 +42,6 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean workPending;
     private volatile long lastAppDrive;
-    /** The duty cycle in progress runs on an application thread, which will come back soon. */
-    private boolean appDriving;
     /** Consecutive application drives that found nothing (racy by design: a hint). */
     private int emptyDrives;
     private volatile boolean running = true;
@@ -263,8 +261,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         while (running && lock.tryLock()) {
             try {
                 workPending = false;
-                appDriving = fromApp;
-                did = Math.max(did, 0) + dutyCycle();
+                did = Math.max(did, 0) + dutyCycle(fromApp);
             } finally {
                 lock.unlock();
             }
@@ -275,8 +272,11 @@ public final class Engine implements PacketSink, AutoCloseable {
         return did;
     }
 
-    /** One round of everything: receive, transmit, timers. Holding the lock. Returns work done. */
-    private int dutyCycle() {
+    /**
+     * One round of everything: receive, transmit, timers. Holding the lock. {@code fromApp}: an
+     * application thread runs it, which comes back soon (so owed ACKs may wait). Returns work done.
+     */
+    private int dutyCycle(boolean fromApp) {
         now = System.nanoTime();
         int work = link.poll(decoder, RX_BATCH);
         Qp[] qps = active;
@@ -284,7 +284,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             work += requester.run(qp);
             completer.checkTimers(qp);
         }
-        sendAcks(qps, appDriving);
+        sendAcks(qps, fromApp);
         flush();
         if (timersToStart) {
             startTimers(qps);

@@ -56,7 +56,7 @@ class NetnsOdpPingpongTest {
         List<String> cmd = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("JRXE_CMD", String.join(" ", JrxeSubprocess.command()));
+        pb.environment().put("JRXE_CMD", String.join(" ", ChildJvm.command(List.of("-XX:+UseSerialGC", "-Xmx256m"), List.of())));
         Path out = Files.createTempFile("netns-odp", ".out");
         try {
             Process p = pb.redirectOutput(out.toFile()).start();

@@ -4,14 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -26,34 +21,10 @@ class RcPingpongOdpTest {
     private static final Pattern BYTES = Pattern.compile("(\\d+) bytes in \\d+\\.\\d\\d seconds = \\d+\\.\\d\\d Mbit/sec");
     private static final Pattern ITERS = Pattern.compile("(\\d+) iters in \\d+\\.\\d\\d seconds = \\d+\\.\\d\\d usec/iter");
 
-    @TempDir
-    Path dir;
-
     /** Runs server and client with the same options; returns {server output, client output}. */
-    private List<String> pingPong(String... options) throws Exception {
-        int tcp;
-        try (ServerSocket s = new ServerSocket(0)) {
-            tcp = s.getLocalPort();
-        }
-        int udp = RegBenchTraffic.freeUdpPort(SERVER_IP, CLIENT_IP);
-        List<String> common = new ArrayList<>(List.of("rc-pingpong", "-p", Integer.toString(tcp), "--udp-port",
-            Integer.toString(udp)));
-        common.addAll(List.of(options));
-        List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("--ip", SERVER_IP));
-        List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("--ip", CLIENT_IP, SERVER_IP));
-        try (JrxeSubprocess s = JrxeSubprocess.start(dir.resolve("server.out"), server.toArray(String[]::new))) {
-            assertThat(s.awaitLine("  local address:", TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                .as("server up: %s", s.output()).isTrue();
-            try (JrxeSubprocess c = JrxeSubprocess.start(dir.resolve("client.out"), client.toArray(String[]::new))) {
-                int clientRc = c.await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                int serverRc = s.await(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                assertThat(clientRc).as("client exit status, output:%n%s", c.output()).isZero();
-                assertThat(serverRc).as("server exit status, output:%n%s", s.output()).isZero();
-                return List.of(s.output(), c.output());
-            }
-        }
+    private static List<String> pingPong(String... options) throws Exception {
+        return RcPingpongProcessTest.pingPong(TIMEOUT_SECONDS, options).stream()
+            .map(lines -> String.join("\n", lines)).toList();
     }
 
     private static void assertResults(String output, int size, int iters) {

@@ -59,6 +59,14 @@ class RcPingpongProcessTest {
 
     /** Runs server and client with the given extra options; both must succeed. */
     private static List<List<String>> pingPong(String... options) throws Exception {
+        return pingPong(RUN_TIMEOUT_SECONDS, options);
+    }
+
+    /**
+     * Runs {@code jrxe rc-pingpong} server (127.0.0.2) and client (127.0.0.3) in two JVMs with the
+     * given extra options on free ports; both must exit 0. Returns {server lines, client lines}.
+     */
+    static List<List<String>> pingPong(long timeoutSeconds, String... options) throws Exception {
         int tcp = FreePorts.tcp();
         int udp = FreePorts.udp(SERVER_IP, CLIENT_IP);
         List<String> common = new ArrayList<>(List.of("rc-pingpong", "-p", Integer.toString(tcp), "--udp-port",
@@ -71,8 +79,8 @@ class RcPingpongProcessTest {
         try (ToolProcess s = ToolProcess.start(server.toArray(String[]::new))) {
             assertThat(s.awaitLine("  local address:", 60, TimeUnit.SECONDS)).as("server up: %s", s.output()).isTrue();
             try (ToolProcess c = ToolProcess.start(client.toArray(String[]::new))) {
-                int clientRc = c.await(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                int serverRc = s.await(RUN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                int clientRc = c.await(timeoutSeconds, TimeUnit.SECONDS);
+                int serverRc = s.await(timeoutSeconds, TimeUnit.SECONDS);
                 assertThat(clientRc).as("client exit code, output:%n%s", c.output()).isZero();
                 assertThat(serverRc).as("server exit code, output:%n%s", s.output()).isZero();
                 return List.of(s.lines(), c.lines());

@@ -6,7 +6,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
-/** Ports nobody uses right now, so that test runs do not clash with each other or with the defaults. */
+/**
+ * Ports nobody uses right now, so that benchmark and test runs do not clash with each other or with
+ * the defaults.
+ */
 final class FreePorts {
     private FreePorts() {
     }
