@@ -28,8 +28,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "pingpong", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Round-trip latency of jrxe RC SEND against raw Java UDP, busy-polling.",
-        "Each runs between two processes, in rounds that alternate the order of the modes; prints median, p99 and",
-        "mean per round and size, the ratio jrxe/raw, and the medians over the rounds."})
+        "Each runs between two processes, in rounds that alternate the order of the modes; prints median, p99 and "
+            + "mean per round and size, the ratio jrxe/raw, and the medians over the rounds."})
 public final class BenchPingpongCommand implements Callable<Integer> {
     static final String READY = "READY";
     static final long HIGHEST_NANOS = 10_000_000_000L;
