@@ -2,7 +2,7 @@ package dev.jrxe.memory;
 
 import dev.jrxe.sys.Errno;
 
-import java.util.ArrayDeque;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -10,21 +10,37 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The keys of one device: key = index &lt;&lt; 8 | 8-bit key, as rxe. Each reuse of an index gets
- * the next 8-bit key, and freed indices wait in a FIFO behind at least {@value #REUSE_DISTANCE}
- * others, so a stale key does not match a new region (a collision needs 256 reuses of one index).
- * {@link #lookup} is O(1), lock-free and allocation-free; registration and deregistration lock.
+ * The keys of one device: key = index &lt;&lt; 8 | 8-bit key, as rxe. What holds for a key that
+ * was deregistered (a stale key a peer may still send):
+ * <ul>
+ *   <li>Its index is not handed out again until every other index of the table (max_mr of them)
+ *       has been used once, and after that only in FIFO order of deregistration: with {@code n}
+ *       keys live, at least {@code max_mr - n} registrations come between a key's death and the
+ *       reuse of its index (524,286 with the default max_mr and one live key).</li>
+ *   <li>Each reuse of an index draws its 8-bit key at random (a {@link SecureRandom}), never the
+ *       value the index had just before (rxe's {@code rxe_get_next_key}). So the first region to
+ *       reuse the index never matches the stale key, and every later one matches it with
+ *       probability 1/255, independently of the others (KeyTableTest measures it).</li>
+ * </ul>
+ * Keys are unpredictable to a peer that never saw them (8 random bits, and the index of a
+ * region it cannot know), but that is no secret to rely on: the PD, access and range checks are
+ * what protect memory. {@link #lookup} is O(1), lock-free and allocation-free; registration and
+ * deregistration lock.
  */
 public final class KeyTable {
     private static final int PAGE_BITS = 10;
     private static final int PAGE = 1 << PAGE_BITS;
-    static final int REUSE_DISTANCE = 16;
 
     private final MemoryConfig config;
     private final MemoryCounters counters = new MemoryCounters();
     private final AtomicReferenceArray<AtomicReferenceArray<MemoryKey>> pages;
-    private final int[][] generations;
-    private final ArrayDeque<Integer> freeIndices = new ArrayDeque<>();
+    /** Per slot: the 8-bit key the index had last, plus one (0: never used). */
+    private final int[][] lastKeys;
+    /** Freed indices, oldest first; used once every index has been handed out fresh. */
+    private final IntFifo freeIndices = new IntFifo();
+    private final SecureRandom random = new SecureRandom();
+    private final byte[] randomBytes = new byte[256];
+    private int randomNext = randomBytes.length;
     private final Set<OdpTranslation> implicitTranslations = ConcurrentHashMap.newKeySet();
     private int nextFresh = 1;
     private int used;
@@ -37,7 +53,7 @@ public final class KeyTable {
         this.config = config;
         int pageCount = config.maxMr() / PAGE + 2;
         this.pages = new AtomicReferenceArray<>(pageCount);
-        this.generations = new int[pageCount][];
+        this.lastKeys = new int[pageCount][];
     }
 
     public MemoryConfig config() {
@@ -82,22 +98,30 @@ public final class KeyTable {
         if (used >= config.maxMr()) {
             throw new MemoryException(Errno.ENOMEM, "max_mr (" + config.maxMr() + ") regions already registered");
         }
-        int index;
-        if (freeIndices.size() >= REUSE_DISTANCE || nextFresh > config.maxMr()) {
-            index = freeIndices.removeFirst();
-        } else {
-            index = nextFresh++;
-        }
+        int index = nextFresh <= config.maxMr() ? nextFresh++ : freeIndices.removeFirst();
         int page = index >>> PAGE_BITS;
-        if (generations[page] == null) {
-            generations[page] = new int[PAGE];
+        if (lastKeys[page] == null) {
+            lastKeys[page] = new int[PAGE];
             pages.set(page, new AtomicReferenceArray<>(PAGE));
         }
         int slot = index & (PAGE - 1);
-        int key8 = (generations[page][slot] + 1 + (index * 0x3b)) & 0xff;
-        generations[page][slot]++;
+        int key8 = randomKey8(lastKeys[page][slot] - 1);
+        lastKeys[page][slot] = key8 + 1;
         used++;
         return index << 8 | key8;
+    }
+
+    /** A random 8-bit key other than {@code last} (-1: any). */
+    private int randomKey8(int last) {
+        int k;
+        do {
+            if (randomNext == randomBytes.length) {
+                random.nextBytes(randomBytes);
+                randomNext = 0;
+            }
+            k = randomBytes[randomNext++] & 0xFF;
+        } while (k == last);
+        return k;
     }
 
     /** Makes a reserved key visible to {@link #lookup}. */
@@ -161,6 +185,36 @@ public final class KeyTable {
             if (r.isValid()) {
                 MemoryRegions.deregister(r);
             }
+        }
+    }
+
+    /** A FIFO of ints that grows as needed (no boxing). */
+    private static final class IntFifo {
+        private int[] items = new int[64];
+        private int head;
+        private int size;
+
+        void addLast(int v) {
+            if (size == items.length) {
+                int[] bigger = new int[items.length * 2];
+                for (int i = 0; i < size; i++) {
+                    bigger[i] = items[(head + i) % items.length];
+                }
+                items = bigger;
+                head = 0;
+            }
+            items[(head + size) % items.length] = v;
+            size++;
+        }
+
+        int removeFirst() {
+            if (size == 0) {
+                throw new IllegalStateException("no free index");
+            }
+            int v = items[head];
+            head = (head + 1) % items.length;
+            size--;
+            return v;
         }
     }
 }

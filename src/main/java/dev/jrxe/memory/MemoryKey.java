@@ -5,11 +5,14 @@ import java.lang.foreign.MemorySegment;
 /**
  * Anything an lkey or rkey can name: a memory region (pinned, ODP, implicit ODP), a memory window,
  * an indirect key. The transport moves data only through these methods and never touches raw
- * addresses itself; every method checks the range (and whatever else the key kind needs) and
- * returns a {@link MemStatus} code instead of throwing.
+ * addresses itself. Every access method checks first, against one consistent view of the key,
+ * what {@link #check} checks (validity, PD, access rights, range), then moves the bytes; it
+ * returns a {@link MemStatus} code instead of throwing. So no access, whether for a new request, a
+ * retransmission or a duplicate, can reach memory that the key does not grant at that moment.
  *
  * <p>Addresses are the key's own: the application's virtual address for an ordinary MR, an
- * offset for a zero-based key.
+ * offset for a zero-based key. {@code requiredAccess} is a set of {@link Access} bits; 0 means a
+ * local read, which every key allows.
  */
 public interface MemoryKey {
     /** The 32-bit key value (index &lt;&lt; 8 | 8-bit key). */
@@ -29,25 +32,36 @@ public interface MemoryKey {
 
     /**
      * Checks that the key is usable now for {@code requiredAccess} over {@code [va, va+len)} in
-     * {@code pdHandle}. Local reads need no access bit. Returns a {@link MemStatus}.
+     * {@code pdHandle}. Returns a {@link MemStatus}.
      */
     int check(int pdHandle, int requiredAccess, long va, long len);
 
-    /** Copies {@code len} bytes at {@code va} out of this key into {@code dst}. */
-    int read(long va, MemorySegment dst, long dstOffset, long len);
+    /** Checks, then copies {@code len} bytes at {@code va} out of this key into {@code dst}. */
+    int read(int pdHandle, int requiredAccess, long va, MemorySegment dst, long dstOffset, long len);
 
-    /** Copies {@code len} bytes from {@code src} into this key at {@code va}. */
-    int write(long va, MemorySegment src, long srcOffset, long len);
+    /** Checks, then copies {@code len} bytes from {@code src} into this key at {@code va}. */
+    int write(int pdHandle, int requiredAccess, long va, MemorySegment src, long srcOffset, long len);
 
-    /** 8-byte compare-and-swap; the original value goes to {@code original[0]}. */
-    int compareAndSwap(long va, long compare, long swap, long[] original);
+    /** Checks 8 bytes, then compare-and-swap; the original value goes to {@code original[0]}. */
+    int compareAndSwap(int pdHandle, int requiredAccess, long va, long compare, long swap, long[] original);
 
-    /** 8-byte fetch-and-add; the original value goes to {@code original[0]}. */
-    int fetchAndAdd(long va, long add, long[] original);
+    /** Checks 8 bytes, then fetch-and-add; the original value goes to {@code original[0]}. */
+    int fetchAndAdd(int pdHandle, int requiredAccess, long va, long add, long[] original);
 
-    /** 8-byte atomic store (RC ATOMIC_WRITE). */
-    int atomicWrite(long va, long value);
+    /** Checks 8 bytes, then an 8-byte atomic store (RC ATOMIC_WRITE). */
+    int atomicWrite(int pdHandle, int requiredAccess, long va, long value);
 
-    /** Makes {@code [va, va+len)} durable/visible (RC FLUSH); a no-op copy-wise. */
-    int flush(long va, long len);
+    /** Checks, then makes {@code [va, va+len)} durable/visible (RC FLUSH); a no-op copy-wise. */
+    int flush(int pdHandle, int requiredAccess, long va, long len);
+
+    /**
+     * An incoming SEND_WITH_INV names this key: invalidates it for {@code pdHandle} if the key may
+     * be invalidated remotely, else leaves it as it is. Returns {@link MemStatus#OK}, or why not
+     * ({@link MemStatus#ACCESS_DENIED}: this kind of key cannot be invalidated by a peer). A
+     * registered MR never can (rxe's {@code rxe_invalidate_mr} refuses user MRs); memory windows
+     * and indirect keys made for remote invalidation will.
+     */
+    default int invalidateRemotely(int pdHandle) {
+        return MemStatus.ACCESS_DENIED;
+    }
 }

@@ -106,7 +106,7 @@ public final class MemoryRegions {
             }
             region.valid = false;
             region.table().unpublish(region.key());
-            region.translation.close();
+            region.translation().close();
             region.table().free(region.key());
         }
     }
@@ -147,7 +147,7 @@ public final class MemoryRegions {
                 throw new MemoryException(Errno.EINVAL, "region is deregistered");
             }
             int newAccess = (flags & Rereg.CHANGE_ACCESS) != 0 ? AccessRules.validate(access) : region.access();
-            Translation old = region.translation;
+            Translation old = region.translation();
             Translation fresh = null;
             if ((flags & Rereg.CHANGE_TRANSLATION) != 0) {
                 if (segment != null && segment.isReadOnly() && AccessRules.writable(newAccess)) {
@@ -171,12 +171,11 @@ public final class MemoryRegions {
                     }
                 }
             }
-            if ((flags & Rereg.CHANGE_PD) != 0) {
-                region.pdHandle(pdHandle);
-            }
-            region.access(newAccess);
+            // PD, access and memory switch in one write: a concurrent key check sees either the
+            // old binding or the new one, never a mix
+            int newPd = (flags & Rereg.CHANGE_PD) != 0 ? pdHandle : region.pdHandle();
+            region.bind(new Region.Binding(newPd, newAccess, fresh != null ? fresh : old));
             if (fresh != null) {
-                region.translation = fresh;
                 old.close();
             }
         }
@@ -216,14 +215,14 @@ public final class MemoryRegions {
             if (advice == Advice.PREFETCH_WRITE && (r.access() & Access.LOCAL_WRITE) == 0) {
                 throw new MemoryException(Errno.EFAULT, "PREFETCH_WRITE on a region without LOCAL_WRITE");
             }
-            if (range.length() < 0 || !r.translation.inRange(range.addr(), range.length())) {
+            if (range.length() < 0 || !r.translation().inRange(range.addr(), range.length())) {
                 throw new MemoryException(Errno.EFAULT, "range outside the region");
             }
             regions[i] = r;
         }
         if ((flags & Advice.FLAG_FLUSH) != 0) {
             for (int i = 0; i < ranges.length; i++) {
-                int err = regions[i].translation.prefetch(ranges[i].addr(), ranges[i].length(), advice);
+                int err = regions[i].translation().prefetch(ranges[i].addr(), ranges[i].length(), advice);
                 if (err != 0) {
                     throw new MemoryException(err, "prefetch failed");
                 }
@@ -233,7 +232,7 @@ public final class MemoryRegions {
         Prefetcher.submit(() -> {
             for (int i = 0; i < ranges.length; i++) {
                 if (regions[i].isValid()) {
-                    regions[i].translation.prefetch(ranges[i].addr(), ranges[i].length(), advice);
+                    regions[i].translation().prefetch(ranges[i].addr(), ranges[i].length(), advice);
                 }
             }
         });

@@ -5,24 +5,29 @@ import java.lang.foreign.MemorySegment;
 /**
  * A registered memory region: pinned, explicit ODP or implicit ODP (see {@link RegionKind}).
  * Created by {@link MemoryRegions#register}; the key is valid as lkey and, when the access
- * flags allow remote access, as rkey. Data-path methods never throw and allocate nothing.
+ * flags allow remote access, as rkey. Every access through {@link MemoryKey} checks the PD, the
+ * access rights, the range and validity against one snapshot of the region's binding. Data-path
+ * methods never throw and allocate nothing. A registered MR cannot be invalidated by a peer
+ * (rxe's rule for user MRs: only memory windows and keys made for remote invalidation can).
  */
 public final class Region implements MemoryKey, AutoCloseable {
+    /**
+     * What a key check and the access after it must see together: the PD, the access rights and
+     * the memory. A rereg replaces all three in one write, so no check ever sees the PD of one
+     * binding with the rights or memory of another.
+     */
+    record Binding(int pdHandle, int access, Translation translation) {
+    }
+
     private final KeyTable table;
     private final int key;
-    private volatile int pdHandle;
-    private volatile int access;
-    volatile Translation translation;
+    private volatile Binding binding;
     volatile boolean valid = true;
-    /** Invalidated by a SEND_WITH_INV (or a local invalidate): the key no longer grants access. */
-    private volatile boolean invalidated;
 
     Region(KeyTable table, int key, int pdHandle, int access, Translation translation) {
         this.table = table;
         this.key = key;
-        this.pdHandle = pdHandle;
-        this.access = access;
-        this.translation = translation;
+        this.binding = new Binding(pdHandle, access, translation);
     }
 
     @Override
@@ -37,45 +42,45 @@ public final class Region implements MemoryKey, AutoCloseable {
 
     /** The remote key: {@link #key()} when any remote access is allowed, else 0 (as rxe). */
     public int rkey() {
-        return (access & (Access.REMOTE_READ | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? key : 0;
+        return (access() & (Access.REMOTE_READ | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? key : 0;
     }
 
     @Override
     public int pdHandle() {
-        return pdHandle;
+        return binding.pdHandle();
     }
 
     @Override
     public int access() {
-        return access;
+        return binding.access();
     }
 
     @Override
     public long start() {
-        return translation.iova;
+        return binding.translation().iova;
     }
 
     @Override
     public long length() {
-        return translation.length;
+        return binding.translation().length;
     }
 
     /** Process address of {@link #start()} (0 for implicit ODP). */
     public long address() {
-        return translation.address;
+        return binding.translation().address;
     }
 
     public RegionKind kind() {
-        return translation.kind();
+        return binding.translation().kind();
     }
 
     public boolean isOnDemand() {
-        return translation.kind() != RegionKind.PINNED;
+        return kind() != RegionKind.PINNED;
     }
 
     /** The segment the region was registered from, or null (address registration, implicit). */
     public MemorySegment segment() {
-        return translation.segment;
+        return binding.translation().segment;
     }
 
     /** The key table (device) this region belongs to. */
@@ -88,78 +93,106 @@ public final class Region implements MemoryKey, AutoCloseable {
         return valid;
     }
 
-    /**
-     * Invalidates the key on behalf of {@code pdHandle} (an incoming SEND_WITH_INV names it):
-     * afterwards every check fails with {@link MemStatus#INVALID_STATE}. Returns
-     * {@link MemStatus#OK}, or why it cannot: {@link MemStatus#PD_MISMATCH},
-     * {@link MemStatus#INVALID_STATE} when already invalid or deregistered.
-     */
-    public int invalidate(int pdHandle) {
-        if (!valid || invalidated) {
+    Binding binding() {
+        return binding;
+    }
+
+    Translation translation() {
+        return binding.translation();
+    }
+
+    /** Switches PD, access and memory at once (rereg). */
+    void bind(Binding b) {
+        binding = b;
+    }
+
+    // ---------------------------------------------------------------- checked access (MemoryKey)
+
+    private int check(Binding b, int pdHandle, int requiredAccess, long va, long len) {
+        if (!valid) {
             return MemStatus.INVALID_STATE;
         }
-        if (pdHandle != this.pdHandle) {
+        if (pdHandle != b.pdHandle()) {
             return MemStatus.PD_MISMATCH;
         }
-        invalidated = true;
-        return MemStatus.OK;
-    }
-
-    /** Whether a SEND_WITH_INV or local invalidate has invalidated the key. */
-    public boolean isInvalidated() {
-        return invalidated;
-    }
-
-    void pdHandle(int value) {
-        pdHandle = value;
-    }
-
-    void access(int value) {
-        access = value;
+        if ((requiredAccess & ~b.access()) != 0) {
+            return MemStatus.ACCESS_DENIED;
+        }
+        return b.translation().inRange(va, len) ? MemStatus.OK : MemStatus.OUT_OF_RANGE;
     }
 
     @Override
     public int check(int pdHandle, int requiredAccess, long va, long len) {
-        if (!valid || invalidated) {
-            return MemStatus.INVALID_STATE;
-        }
-        if (pdHandle != this.pdHandle) {
-            return MemStatus.PD_MISMATCH;
-        }
-        if ((requiredAccess & ~access) != 0) {
-            return MemStatus.ACCESS_DENIED;
-        }
-        return translation.inRange(va, len) ? MemStatus.OK : MemStatus.OUT_OF_RANGE;
+        return check(binding, pdHandle, requiredAccess, va, len);
     }
 
     @Override
-    public int read(long va, MemorySegment dst, long dstOffset, long len) {
-        return translation.read(va, dst, dstOffset, len);
+    public int read(int pdHandle, int requiredAccess, long va, MemorySegment dst, long dstOffset, long len) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, len);
+        return st != MemStatus.OK ? st : b.translation().read(va, dst, dstOffset, len);
     }
 
     @Override
-    public int write(long va, MemorySegment src, long srcOffset, long len) {
-        return translation.write(va, src, srcOffset, len);
+    public int write(int pdHandle, int requiredAccess, long va, MemorySegment src, long srcOffset, long len) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, len);
+        return st != MemStatus.OK ? st : b.translation().write(va, src, srcOffset, len);
     }
 
     @Override
-    public int compareAndSwap(long va, long compare, long swap, long[] original) {
-        return translation.compareAndSwap(va, compare, swap, original);
+    public int compareAndSwap(int pdHandle, int requiredAccess, long va, long compare, long swap, long[] original) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, 8);
+        return st != MemStatus.OK ? st : b.translation().compareAndSwap(va, compare, swap, original);
     }
 
     @Override
-    public int fetchAndAdd(long va, long add, long[] original) {
-        return translation.fetchAndAdd(va, add, original);
+    public int fetchAndAdd(int pdHandle, int requiredAccess, long va, long add, long[] original) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, 8);
+        return st != MemStatus.OK ? st : b.translation().fetchAndAdd(va, add, original);
     }
 
     @Override
-    public int atomicWrite(long va, long value) {
-        return translation.atomicWrite(va, value);
+    public int atomicWrite(int pdHandle, int requiredAccess, long va, long value) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, 8);
+        return st != MemStatus.OK ? st : b.translation().atomicWrite(va, value);
     }
 
     @Override
-    public int flush(long va, long len) {
-        return translation.flush(va, len);
+    public int flush(int pdHandle, int requiredAccess, long va, long len) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, va, len);
+        return st != MemStatus.OK ? st : b.translation().flush(va, len);
+    }
+
+    // ---------------------------------------------------------------- unchecked (memory layer and its tests)
+
+    /** Copies out without a key check: the memory layer's own use (benchmarks, tests). */
+    int read(long va, MemorySegment dst, long dstOffset, long len) {
+        return translation().read(va, dst, dstOffset, len);
+    }
+
+    int write(long va, MemorySegment src, long srcOffset, long len) {
+        return translation().write(va, src, srcOffset, len);
+    }
+
+    int compareAndSwap(long va, long compare, long swap, long[] original) {
+        return translation().compareAndSwap(va, compare, swap, original);
+    }
+
+    int fetchAndAdd(long va, long add, long[] original) {
+        return translation().fetchAndAdd(va, add, original);
+    }
+
+    int atomicWrite(long va, long value) {
+        return translation().atomicWrite(va, value);
+    }
+
+    int flush(long va, long len) {
+        return translation().flush(va, len);
     }
 
     /** Deregisters (see {@link MemoryRegions#deregister}). */
@@ -170,8 +203,9 @@ public final class Region implements MemoryKey, AutoCloseable {
 
     @Override
     public String toString() {
-        return "Region[key=0x" + Integer.toHexString(key) + ", " + kind() + ", pd=" + pdHandle
-                + ", access=0x" + Integer.toHexString(access) + ", iova=0x" + Long.toHexString(start())
-                + ", length=" + Long.toUnsignedString(length()) + "]";
+        Binding b = binding;
+        return "Region[key=0x" + Integer.toHexString(key) + ", " + b.translation().kind() + ", pd=" + b.pdHandle()
+                + ", access=0x" + Integer.toHexString(b.access()) + ", iova=0x" + Long.toHexString(b.translation().iova)
+                + ", length=" + Long.toUnsignedString(b.translation().length) + "]";
     }
 }

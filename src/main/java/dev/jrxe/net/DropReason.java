@@ -14,10 +14,17 @@ public enum DropReason {
     BAD_ICRC,
     /** Fault injection dropped it on purpose. */
     INJECTED,
-    /** Destination QP does not exist or is not in a state to receive. */
+    /** Destination QP does not exist. */
     NO_QP,
-    /** P_Key / Q_Key / source check failed. */
-    BAD_KEY,
+    /** The QP is not in a state to take this packet (requests: RTR and after; responses: RTS, SQD). */
+    QP_STATE,
+    /** The opcode belongs to another transport than the destination QP's (an RC opcode for a UD QP). */
+    WRONG_TRANSPORT,
+    /** The IPv4 source is not the connected peer's (RC and UC; rxe check_addr). */
+    BAD_SOURCE,
+    /** The BTH P_Key does not match the QP's partition (rxe check_keys). */
+    BAD_PKEY,
+
     /** Kernel send failed (e.g. ENOBUFS / EAGAIN after retries). */
     SEND_FAILED,
     /** Anything else the transport discards (e.g. wrong QP type for the opcode). */

@@ -315,7 +315,8 @@ final class RegBenchTraffic implements AutoCloseable {
                 for (int k = 0; k < 2; k++) {
                     long t0 = System.nanoTime();
                     for (int i = 0; i < writesPerRound; i++) {
-                        int st = regions[k].write(bases[k] + (i % slots) * packetBytes, src, 0, packetBytes);
+                        int st = regions[k].write(1, Access.LOCAL_WRITE, bases[k] + (i % slots) * packetBytes, src, 0,
+                            packetBytes);
                         if (st != 0) {
                             throw new IllegalStateException("write through " + regions[k].kind() + " failed: " + st);
                         }

@@ -29,6 +29,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
     private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
     private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
+    private static final boolean TRACE_ERRORS = Boolean.getBoolean("jrxe.trace") || Boolean.getBoolean("jrxe.traceErrors");
 
     final Link link;
     final KeyResolver keys;
@@ -48,6 +49,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final Thread progressThread;
 
     private final Object tableLock = new Object();
+    private final QpNumbers numbers = new QpNumbers();
+    /** Slots are used fresh up to this many before freed ones come back (the device's max_qp). */
+    private static final int MAX_FRESH_SLOTS = (1 << 20) - 16;
+    private int nextSlot = 1;
+    private final java.util.ArrayDeque<Integer> freeSlots = new java.util.ArrayDeque<>();
     private volatile Qp[] qpTable = new Qp[64];
     private volatile Qp[] active = new Qp[0];
     /** Engine clock of the current duty cycle. */
@@ -85,16 +91,30 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     // ------------------------------------------------------------------ QP registry
 
+    /**
+     * A slot for a new QP (its QPN is {@link #qpnOf}). Slots are used once each before any comes
+     * back, then in the order they were freed, so a QPN is not reused soon.
+     */
+    int allocateSlot() {
+        synchronized (tableLock) {
+            return freeSlots.isEmpty() || nextSlot <= MAX_FRESH_SLOTS ? nextSlot++ : freeSlots.removeFirst();
+        }
+    }
+
+    int qpnOf(int slot) {
+        return numbers.qpn(slot);
+    }
+
     /** Makes a QP reachable by its number. */
     public void register(Qp qp) {
         synchronized (tableLock) {
             Qp[] t = qpTable;
-            if (qp.qpn >= t.length) {
-                Qp[] bigger = new Qp[Math.max(t.length * 2, qp.qpn + 1)];
+            if (qp.slot >= t.length) {
+                Qp[] bigger = new Qp[Math.max(t.length * 2, qp.slot + 1)];
                 System.arraycopy(t, 0, bigger, 0, t.length);
                 t = bigger;
             }
-            t[qp.qpn] = qp;
+            t[qp.slot] = qp;
             qpTable = t;
             Qp[] a = active;
             Qp[] na = new Qp[a.length + 1];
@@ -108,8 +128,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     public void unregister(Qp qp) {
         synchronized (tableLock) {
             Qp[] t = qpTable;
-            if (qp.qpn < t.length && t[qp.qpn] == qp) {
-                t[qp.qpn] = null;
+            if (qp.slot < t.length && t[qp.slot] == qp) {
+                t[qp.slot] = null;
+                freeSlots.addLast(qp.slot);
             }
             Qp[] a = active;
             int n = 0;
@@ -123,9 +144,12 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
+    /** The QP with this number, or null. */
     Qp qp(int qpn) {
+        int slot = numbers.slot(qpn);
         Qp[] t = qpTable;
-        return qpn >= 0 && qpn < t.length ? t[qpn] : null;
+        Qp qp = slot >= 0 && slot < t.length ? t[slot] : null;
+        return qp != null && qp.qpn == qpn ? qp : null;
     }
 
     // ------------------------------------------------------------------ driving
@@ -170,7 +194,11 @@ public final class Engine implements PacketSink, AutoCloseable {
         now = System.nanoTime();
         Qp[] qps = active;
         for (Qp qp : qps) {
-            requester.run(qp);
+            try {
+                requester.run(qp);
+            } catch (RuntimeException e) {
+                transportError(qp, e);
+            }
         }
         sendAcks(qps, true);
         flush();
@@ -195,7 +223,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         boolean held = false;
         for (Qp qp : qps) {
             ResponderState r = qp.resp;
-            if (r.ackPending) {
+            if (r.ackPending && r.pendingReplies == 0) { // never ahead of pending READ responses
                 if (r.hold.sendNow(now, piggyback, mayHold)) {
                     responder.sendPendingAck(qp);
                 } else {
@@ -281,13 +309,29 @@ public final class Engine implements PacketSink, AutoCloseable {
         int work = link.poll(decoder, RX_BATCH);
         Qp[] qps = active;
         for (Qp qp : qps) {
-            work += requester.run(qp);
-            completer.checkTimers(qp);
+            try {
+                work += serveQp(qp);
+            } catch (RuntimeException e) {
+                transportError(qp, e);
+            }
         }
         sendAcks(qps, fromApp);
         flush();
         if (timersToStart) {
             startTimers(qps);
+        }
+        return work;
+    }
+
+    /** A QP's share of a duty cycle: requests out, pending READ responses, timers, SQD drain. */
+    private int serveQp(Qp qp) {
+        int work = requester.run(qp);
+        if (qp.resp.pendingReplies > 0) {
+            work += responder.serve(qp);
+        }
+        completer.checkTimers(qp);
+        if (qp.sqDraining) {
+            requester.checkDrained(qp);
         }
         return work;
     }
@@ -316,6 +360,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     private long nextDeadline() {
         long d = Long.MAX_VALUE;
         for (Qp qp : active) {
+            if (qp.resp.pendingReplies > 0) {
+                return now; // READ responses to send: no sleeping
+            }
             if (qp.retransmitDeadline != 0) {
                 d = Math.min(d, qp.retransmitDeadline);
             }
@@ -329,45 +376,59 @@ public final class Engine implements PacketSink, AutoCloseable {
     private void backgroundLoop() {
         int idleRounds = 0;
         while (running) {
-            long t = System.nanoTime();
-            if (t - nextHousekeeping >= 0) {
-                nextHousekeeping = t + HOUSEKEEPING_NANOS;
-                housekeeping.run();
-            }
-            if (t - lastAppDrive < APP_ACTIVE_NANOS) {
-                // An application is driving the engine itself: stay out of its way.
-                LockSupport.parkNanos(APP_ACTIVE_NANOS);
-                continue;
-            }
-            int did = drive(false);
-            if (did > 0) {
-                idleRounds = 0;
-                continue;
-            }
-            if (did < 0) {
-                stepBack();
-                continue;
-            }
-            if (++idleRounds < SPIN_ROUNDS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            if (!lock.tryLock()) {
-                stepBack();
-                continue;
-            }
-            long deadline;
             try {
-                deadline = nextDeadline();
-            } finally {
-                lock.unlock();
-            }
-            long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - System.nanoTime()));
-            if (sleep > 0 && !workPending) {
-                // without the engine: the link allows awaitReadable beside another thread's poll/flush
-                link.awaitReadable(sleep);
+                idleRounds = progressRound(idleRounds);
+            } catch (Throwable t) {
+                // the device keeps its progress thread whatever went wrong in one round
+                counters.incAtomic(TransportCounters.ENGINE_ERRORS);
+                if (TRACE_ERRORS) {
+                    t.printStackTrace();
+                }
+                LockSupport.parkNanos(APP_ACTIVE_NANOS);
             }
         }
+    }
+
+    /** One round of the progress thread; returns its new count of idle rounds. */
+    private int progressRound(int idleRounds) {
+        long t = System.nanoTime();
+        if (t - nextHousekeeping >= 0) {
+            nextHousekeeping = t + HOUSEKEEPING_NANOS;
+            housekeeping.run();
+        }
+        if (t - lastAppDrive < APP_ACTIVE_NANOS) {
+            // An application is driving the engine itself: stay out of its way.
+            LockSupport.parkNanos(APP_ACTIVE_NANOS);
+            return idleRounds;
+        }
+        int did = drive(false);
+        if (did > 0) {
+            return 0;
+        }
+        if (did < 0) {
+            stepBack();
+            return idleRounds;
+        }
+        if (++idleRounds < SPIN_ROUNDS) {
+            Thread.onSpinWait();
+            return idleRounds;
+        }
+        if (!lock.tryLock()) {
+            stepBack();
+            return idleRounds;
+        }
+        long deadline;
+        try {
+            deadline = nextDeadline();
+        } finally {
+            lock.unlock();
+        }
+        long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - System.nanoTime()));
+        if (sleep > 0 && !workPending) {
+            // without the engine: the link allows awaitReadable beside another thread's poll/flush
+            link.awaitReadable(sleep);
+        }
+        return idleRounds;
     }
 
     /**
@@ -383,24 +444,51 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     // ------------------------------------------------------------------ inbound
 
+    /**
+     * A verified packet from the link (ICRC and headers already checked by the wire layer).
+     * Before a packet reaches a QP's responder or completer it must name an existing QP of its
+     * transport in a state to take it, come from the QP's connected peer (rxe check_addr: the
+     * IPv4 source is the QP's destination) and carry a P_Key of the QP's partition (check_keys).
+     * Every packet refused here is counted by reason. An exception in the transport fails only
+     * the QP it concerns.
+     */
     @Override
     public void onPacket(RocePacket pkt, int srcAddr, int srcPort) {
         int opcode = pkt.bth().opcode();
         Qp qp = qp(pkt.bth().destQp());
-        if (qp == null || qp.state == QpState.RESET || qp.state == QpState.INIT) {
+        if (qp == null) {
             link.counters().drop(DropReason.NO_QP);
+            return;
+        }
+        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.TYPE_RC)) {
+            link.counters().drop(DropReason.WRONG_TRANSPORT);
+            return;
+        }
+        boolean request = OpcodeTable.has(opcode, OpcodeTable.REQUEST);
+        int s = qp.state;
+        if (request ? !(s == QpState.RTR || s == QpState.RTS || s == QpState.SQD)
+            : !(s == QpState.RTS || s == QpState.SQD)) {
+            link.counters().drop(DropReason.QP_STATE);
+            return;
+        }
+        if (srcAddr != qp.destAddr) {
+            link.counters().drop(DropReason.BAD_SOURCE);
+            return;
+        }
+        if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
+            link.counters().drop(DropReason.BAD_PKEY);
             return;
         }
         counters.inc(TransportCounters.RCVD_PKTS);
         counters.add(TransportCounters.RCVD_BYTES, pkt.length());
-        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.TYPE_RC)) {
-            link.counters().drop(DropReason.OTHER);
-            return;
-        }
-        if (OpcodeTable.has(opcode, OpcodeTable.REQUEST)) {
-            responder.onRequest(qp, pkt);
-        } else {
-            completer.onResponse(qp, pkt);
+        try {
+            if (request) {
+                responder.onRequest(qp, pkt);
+            } else {
+                completer.onResponse(qp, pkt);
+            }
+        } catch (RuntimeException e) {
+            transportError(qp, e);
         }
     }
 
@@ -412,6 +500,8 @@ public final class Engine implements PacketSink, AutoCloseable {
             return;
         }
         qp.state = QpState.ERR;
+        qp.sqDraining = false;
+        qp.resp.abandonReplies();
         Completions.flushAll(qp);
         if (asyncEvent >= 0) {
             events.qpEvent(qp, asyncEvent);
@@ -426,6 +516,24 @@ public final class Engine implements PacketSink, AutoCloseable {
     /** Reports a fatal QP error to the application. */
     void fatal(Qp qp) {
         fail(qp, AsyncEventType.QP_FATAL);
+    }
+
+    /**
+     * An exception escaped a QP's transport (a bug, or a broken callback): whatever state it left
+     * half updated, that QP goes to the error state with a catastrophic-error event and the
+     * device goes on serving its other QPs.
+     */
+    void transportError(Qp qp, RuntimeException e) {
+        counters.inc(TransportCounters.TRANSPORT_ERRORS);
+        if (TRACE_ERRORS) {
+            System.err.println("jrxe: transport error on " + qp.debugState());
+            e.printStackTrace();
+        }
+        try {
+            fail(qp, AsyncEventType.QP_FATAL);
+        } catch (RuntimeException again) {
+            qp.state = QpState.ERR; // failing cleanly failed too: at least stop serving it
+        }
     }
 
     @Override

@@ -11,6 +11,8 @@ import java.lang.foreign.Arena;
  */
 public final class Qp {
     public final int qpn;
+    /** The engine's array index of this QP (see {@link QpNumbers}). */
+    final int slot;
     public final int type;
     public final int pdHandle;
     public final Engine engine;
@@ -27,6 +29,8 @@ public final class Qp {
     volatile int state = QpState.RESET;
     public int accessFlags;
     public int pkeyIndex;
+    /** The P_Key of {@link #pkeyIndex} in the port's table (which has one entry: 0xFFFF). */
+    public int pkey = 0xFFFF;
     public int port = 1;
     public int qkey;
     public int pathMtu = 1024;
@@ -48,17 +52,22 @@ public final class Qp {
     public int maxRdAtomic;
     public int maxDestRdAtomic;
     public boolean sqDrainNotify;
+    /** In SQD with work requests still in progress (IBV_EVENT_SQ_DRAINED not raised yet). */
+    volatile boolean sqDraining;
 
-    // ---- requester (engine only)
-    int psn;
+    // ---- requester (engine only). PSNs of the requester and completer are extended: a long
+    // that counts on past 2^24 (the wire carries its low 24 bits), so that windows of up to 2^23
+    // PSNs compare exactly (a 2 GiB READ at MTU 256 spans 2^23 PSNs).
+    /** Next PSN to send. */
+    long psn;
     /** Newest PSN (exclusive) ever sent: ACKs beyond it are bogus. */
-    int psnHigh;
+    long psnHigh;
     /** A local error stopped the requester until the QP leaves the error state. */
     boolean requesterHalted;
     /** PSN the requester resumes at when the RNR wait ends. */
-    int rnrPsn;
+    long rnrPsn;
     /** PSN of the last go-back-N, while that retry is running (rxe's started_retry). */
-    int retryPsn;
+    long retryPsn;
     int noAckPackets;
     int rdAtomicInFlight;
     /** Counters of the current retry budget; reset on forward progress. */
@@ -73,7 +82,7 @@ public final class Qp {
 
     // ---- completer (engine only)
     /** Oldest PSN not yet acknowledged. */
-    int compPsn;
+    long compPsn;
 
     // ---- responder (engine only)
     final ResponderState resp;
@@ -81,10 +90,12 @@ public final class Qp {
     /** Registered with the engine's list of QPs to serve. */
     boolean active;
 
-    public Qp(Engine engine, int qpn, int type, int pdHandle, SendQueue sq, RecvQueue rq, RecvQueue srq,
+    /** A QP of {@code engine} with a QPN it allocates now (see {@link Engine#register}). */
+    public Qp(Engine engine, int type, int pdHandle, SendQueue sq, RecvQueue rq, RecvQueue srq,
               CompletionRing sendCq, CompletionRing recvCq, boolean sqSigAll, Arena arena) {
         this.engine = engine;
-        this.qpn = qpn;
+        this.slot = engine.allocateSlot();
+        this.qpn = engine.qpnOf(slot);
         this.type = type;
         this.pdHandle = pdHandle;
         this.sq = sq;
@@ -100,6 +111,11 @@ public final class Qp {
 
     public int state() {
         return state;
+    }
+
+    /** Whether the QP is in SQD with work requests still in progress. */
+    public boolean sqDraining() {
+        return sqDraining;
     }
 
     public boolean isRc() {

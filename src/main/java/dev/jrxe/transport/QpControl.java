@@ -17,7 +17,7 @@ public final class QpControl {
             case QpState.RESET -> reset(qp);
             case QpState.RTR -> {
                 if (old != QpState.RTR) {
-                    qp.resp.reset(qp.rqPsn);
+                    qp.resp.reset(qp.rqPsn, qp.maxDestRdAtomic);
                     qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
                 }
             }
@@ -27,8 +27,15 @@ public final class QpControl {
                     qp.psnHigh = qp.sqPsn;
                     qp.compPsn = qp.sqPsn;
                 }
+                qp.sqDraining = false;
                 qp.retryLeft = qp.retryCnt;
                 qp.rnrRetryLeft = qp.rnrRetry;
+            }
+            case QpState.SQD -> {
+                if (old == QpState.RTS) {
+                    // finish what is under way, start nothing new; the requester says when drained
+                    qp.sqDraining = true;
+                }
             }
             case QpState.ERR -> {
                 qp.engine.enterError(qp);
@@ -45,7 +52,8 @@ public final class QpControl {
         if (qp.rq != null) {
             qp.rq.reset();
         }
-        qp.resp.reset(0);
+        qp.resp.reset(0, 0);
+        qp.sqDraining = false;
         qp.psn = 0;
         qp.psnHigh = 0;
         qp.compPsn = 0;
@@ -55,6 +63,13 @@ public final class QpControl {
         qp.rnrWaiting = false;
         qp.retryStarted = false;
         qp.requesterHalted = false;
+    }
+
+    /** A new max_dest_rd_atomic on a QP past INIT: the READ/atomic resources start over (rxe). */
+    public static void resizeResponderResources(Qp qp) {
+        if (qp.state != QpState.RESET && qp.state != QpState.INIT) {
+            qp.resp.resetResources(qp.maxDestRdAtomic);
+        }
     }
 
     /**

@@ -18,6 +18,11 @@ import java.lang.foreign.ValueLayout;
  * RC completer (rxe_comp.c): processes ACKs, NAKs, READ responses and atomic acknowledgements,
  * completes send WQEs in order, drives go-back-N retransmission (PSN-sequence NAK, local ACK
  * timeout) and RNR waits, and maps NAK syndromes to completion statuses.
+ *
+ * <p>A response counts only when its PSN lies in the window of PSNs sent and not yet
+ * acknowledged ({@code [compPsn, psnHigh)}, extended PSNs): anything else (stale, duplicated,
+ * or acknowledging what was never sent) is ignored and counted. retry_cnt counts retries as
+ * IBTA says, 7 included (rxe takes 7 to mean "retry forever", as IBTA does only for rnr_retry).
  */
 final class RcCompleter {
     private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
@@ -32,17 +37,19 @@ final class RcCompleter {
     }
 
     void onResponse(Qp qp, RocePacket pkt) {
-        int s = qp.state;
-        if (s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+        int opcode = pkt.bth().opcode();
+        int wirePsn = pkt.bth().psn();
+        if (TRACE) {
+            System.err.println("jrxe: response op " + opcode + " psn " + wirePsn + " " + qp.debugState());
+        }
+        long psn = Psn.extend(wirePsn, qp.compPsn);
+        if (opcode == Opcodes.RC_ACKNOWLEDGE && Psn.of(qp.compPsn - 1) == wirePsn) {
+            engine.counters.inc(TransportCounters.DUPLICATE_ACK); // acknowledges nothing new
             return;
         }
-        int opcode = pkt.bth().opcode();
-        int psn = pkt.bth().psn();
-        if (TRACE) {
-            System.err.println("jrxe: response op " + opcode + " psn " + psn + " " + qp.debugState());
-        }
-        if (Psn.diff(psn, qp.psnHigh) >= 0) {
-            return; // acknowledges something never sent
+        if (psn >= qp.psnHigh) {
+            engine.counters.inc(TransportCounters.OUT_OF_WINDOW_RESPONSE); // stale, or never sent
+            return;
         }
         if (opcode == Opcodes.RC_ACKNOWLEDGE) {
             int syndrome = pkt.aeth().syndrome();
@@ -62,10 +69,7 @@ final class RcCompleter {
 
     // ---------------------------------------------------------------- positive
 
-    private void onAck(Qp qp, int psn) {
-        if (Psn.diff(psn, qp.compPsn) < 0) {
-            return; // older than what we know is acknowledged: a duplicate
-        }
+    private void onAck(Qp qp, long psn) {
         progress(qp, completeAcked(qp, psn, true));
     }
 
@@ -76,9 +80,9 @@ final class RcCompleter {
      * Returns the PSN the acknowledgement lets {@code compPsn} advance to: {@code psn + 1}, or
      * the first response PSN still missing of a READ/atomic it covers.
      */
-    private int completeAcked(Qp qp, int psn, boolean plainAck) {
+    private long completeAcked(Qp qp, long psn, boolean plainAck) {
         SendQueue sq = qp.sq;
-        int limit = Psn.add(psn, 1);
+        long limit = psn + 1;
         while (sq.consumer() < sq.producer()) {
             SendWqe w = sq.at(sq.consumer());
             if (w.state == SendWqe.POSTED) {
@@ -90,8 +94,8 @@ final class RcCompleter {
             }
             boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
             if (readOrAtomic) {
-                int missing = Psn.add(w.firstPsn, (int) (w.offset / qp.pathMtu));
-                if (Psn.diff(psn, missing) >= 0) {
+                long missing = w.firstPsn + w.offset / qp.pathMtu;
+                if (psn >= missing) {
                     limit = missing;
                     if (plainAck && w.state == SendWqe.PENDING) {
                         // The responder has executed it, yet its response is missing: ask again.
@@ -102,16 +106,15 @@ final class RcCompleter {
             }
             // Every packet of it up to psn reached the responder, which executes in order. (It may
             // sit in PROCESSING when a retry rewound to before it; no need to send it again.)
-            if (Psn.diff(w.lastPsn, psn) > 0) {
+            if (w.lastPsn > psn) {
                 break;
             }
             Completions.send(qp, w, WcStatus.SUCCESS);
             if (WrOpcode.isSend(w.opcode)) {
                 engine.counters.inc(TransportCounters.RDMA_SENDS);
             }
-            int end = Psn.add(w.lastPsn, 1);
-            if (Psn.diff(end, qp.compPsn) > 0) {
-                qp.compPsn = end;
+            if (w.lastPsn + 1 > qp.compPsn) {
+                qp.compPsn = w.lastPsn + 1;
             }
         }
         if (sq.next < sq.consumer()) {
@@ -123,18 +126,18 @@ final class RcCompleter {
     }
 
     /** Forward progress: the retry budget is restored and the timer restarted. */
-    private void progress(Qp qp, int newCompPsn) {
-        if (Psn.diff(newCompPsn, qp.compPsn) > 0) {
+    private void progress(Qp qp, long newCompPsn) {
+        if (newCompPsn > qp.compPsn) {
             qp.compPsn = newCompPsn;
             qp.retryLeft = qp.retryCnt;
             qp.rnrRetryLeft = qp.rnrRetry;
             qp.retryStarted = false;
-            if (Psn.diff(qp.compPsn, qp.psn) > 0) {
+            if (qp.compPsn > qp.psn) {
                 // acknowledged beyond where a retry had rewound us: resume from there
                 requester.rewindTo(qp, qp.compPsn);
             }
         }
-        if (Psn.diff(qp.psnHigh, qp.compPsn) <= 0 && qp.sq.consumer() >= qp.sq.next) {
+        if (qp.psnHigh <= qp.compPsn && qp.sq.consumer() >= qp.sq.next) {
             qp.retransmitDeadline = 0;
         } else {
             long t = RnrTimer.ackTimeoutNanos(qp.timeout);
@@ -144,8 +147,8 @@ final class RcCompleter {
 
     // ---------------------------------------------------------------- READ and atomic responses
 
-    private void onReadResponse(Qp qp, int psn, int opcode, RocePacket pkt) {
-        completeAcked(qp, Psn.add(psn, -1), false);
+    private void onReadResponse(Qp qp, long psn, int opcode, RocePacket pkt) {
+        completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
             return;
@@ -155,8 +158,8 @@ final class RcCompleter {
             return;
         }
         int mtu = qp.pathMtu;
-        int expected = Psn.add(w.firstPsn, (int) (w.offset / mtu));
-        int d = Psn.diff(psn, expected);
+        long expected = w.firstPsn + w.offset / mtu;
+        long d = psn - expected;
         if (d < 0) {
             return; // duplicate
         }
@@ -193,11 +196,11 @@ final class RcCompleter {
             qp.rdAtomicInFlight--;
             Completions.send(qp, w, WcStatus.SUCCESS);
         }
-        progress(qp, Psn.add(psn, 1));
+        progress(qp, psn + 1);
     }
 
-    private void onAtomicAck(Qp qp, int psn, RocePacket pkt) {
-        completeAcked(qp, Psn.add(psn, -1), false);
+    private void onAtomicAck(Qp qp, long psn, RocePacket pkt) {
+        completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
             return;
@@ -215,18 +218,15 @@ final class RcCompleter {
         }
         qp.rdAtomicInFlight--;
         Completions.send(qp, w, WcStatus.SUCCESS);
-        progress(qp, Psn.add(psn, 1));
+        progress(qp, psn + 1);
     }
 
     // ---------------------------------------------------------------- negative
 
-    private void onRnrNak(Qp qp, int psn, int timerCode) {
+    private void onRnrNak(Qp qp, long psn, int timerCode) {
         engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
-        if (Psn.diff(psn, qp.compPsn) < 0) {
-            return; // stale (duplicated or overtaken): everything before compPsn is acknowledged
-        }
         // resume at the NAKed message, or earlier if a READ before it still misses responses
-        psn = completeAcked(qp, Psn.add(psn, -1), false);
+        psn = completeAcked(qp, psn - 1, false);
         if (qp.rnrWaiting) {
             return;
         }
@@ -244,18 +244,15 @@ final class RcCompleter {
         qp.retransmitDeadline = 0;
     }
 
-    private void onNak(Qp qp, int psn, int syndrome) {
-        if (Psn.diff(psn, qp.compPsn) < 0) {
-            return; // stale (duplicated or overtaken): a NAK never concerns acknowledged PSNs
-        }
-        int limit = completeAcked(qp, Psn.add(psn, -1), false);
+    private void onNak(Qp qp, long psn, int syndrome) {
+        long limit = completeAcked(qp, psn - 1, false);
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
             engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
             if (qp.rnrWaiting || qp.retryStarted) {
                 return; // a retry is under way: only a timeout starts another (rxe's started_retry)
             }
-            if (Psn.diff(limit, qp.compPsn) > 0) {
+            if (limit > qp.compPsn) {
                 qp.compPsn = limit;
             }
             retry(qp, limit, true);
@@ -273,7 +270,7 @@ final class RcCompleter {
     // ---------------------------------------------------------------- retry and errors
 
     /** Starts go-back-N from {@code psn}; {@code counted} retries use up the retry budget. */
-    private void retry(Qp qp, int psn, boolean counted) {
+    private void retry(Qp qp, long psn, boolean counted) {
         if (qp.retryStarted && qp.retryPsn == psn) {
             return;
         }
@@ -283,9 +280,7 @@ final class RcCompleter {
                 failHead(qp, WcStatus.RETRY_EXC_ERR);
                 return;
             }
-            if (qp.retryCnt != 7) {
-                qp.retryLeft--;
-            }
+            qp.retryLeft--;
         }
         engine.counters.inc(TransportCounters.COMPLETER_RETRY_ERR);
         qp.retryStarted = true;
@@ -304,8 +299,9 @@ final class RcCompleter {
             qp.retransmitDeadline = t == 0 ? 0 : engine.now + t;
         }
         long deadline = qp.retransmitDeadline;
-        if (deadline != 0 && engine.now - deadline >= 0 && qp.state == QpState.RTS) {
-            if (Psn.diff(qp.psnHigh, qp.compPsn) > 0 || qp.sq.consumer() < qp.sq.next) {
+        int state = qp.state;
+        if (deadline != 0 && engine.now - deadline >= 0 && (state == QpState.RTS || state == QpState.SQD)) {
+            if (qp.psnHigh > qp.compPsn || qp.sq.consumer() < qp.sq.next) {
                 if (TRACE) {
                     System.err.println("jrxe: retransmit timeout " + qp.debugState());
                 }

@@ -14,13 +14,21 @@ import java.lang.foreign.MemorySegment;
  * RC requester (rxe_req.c): turns send WQEs into packets. Segments messages by path MTU into
  * FIRST/MIDDLE/LAST/ONLY, assigns PSNs, asks for an ACK on the last packet of a message and at
  * least every {@value #MAX_PKT_PER_ACK} packets, keeps at most {@value #MAX_UNACKED_PSNS} PSNs
- * unacknowledged, honours fence and the RDMA READ/atomic credit (max_rd_atomic).
+ * unacknowledged (a READ may add its responses beyond that, up to {@link #MAX_SPAN} outstanding
+ * PSNs in all, so that the responder can still tell a retransmission from a new request), honours
+ * fence and the RDMA READ/atomic credit (max_rd_atomic). In SQD it finishes the work requests it
+ * has started, retransmissions included, and starts no new one (IBTA 10.3.1, rxe req_next_wqe).
  */
 final class RcRequester {
     static final int MAX_PKT_PER_ACK = 64;
     static final int MAX_UNACKED_PSNS = 128;
+    /**
+     * Most PSNs outstanding at once: 2^23, half the PSN space. Beyond it a responder could take a
+     * retransmitted request for a new one (IBTA C9-96: the duplicate window is 2^23 PSNs).
+     */
+    static final long MAX_SPAN = 1L << 23;
     /** Packets one QP may send per duty cycle, so that one busy QP cannot starve the others. */
-    private static final int BUDGET = 64;
+    static final int BUDGET = 64;
 
     private final Engine engine;
 
@@ -37,7 +45,8 @@ final class RcRequester {
             }
             return 0;
         }
-        if (state != QpState.RTS || qp.rnrWaiting || qp.requesterHalted) {
+        boolean draining = state == QpState.SQD;
+        if ((state != QpState.RTS && !draining) || qp.rnrWaiting || qp.requesterHalted) {
             return 0;
         }
         SendQueue sq = qp.sq;
@@ -48,7 +57,7 @@ final class RcRequester {
                 break;
             }
             SendWqe w = sq.at(idx);
-            if (w.state == SendWqe.POSTED && !start(qp, w)) {
+            if (w.state == SendWqe.POSTED && (draining || !start(qp, w))) {
                 break;
             }
             if (w.state == SendWqe.PENDING) {
@@ -59,7 +68,7 @@ final class RcRequester {
                 engine.completer.completeHead(qp);
                 break;
             }
-            if (Psn.diff(qp.psn, qp.compPsn) >= MAX_UNACKED_PSNS) {
+            if (qp.psn - qp.compPsn >= MAX_UNACKED_PSNS) {
                 break;
             }
             int n = sendNext(qp, w);
@@ -67,11 +76,25 @@ final class RcRequester {
                 break;
             }
             sent += n;
-            if (qp.state != QpState.RTS) {
+            if (qp.state != state) {
                 break;
             }
         }
         return sent;
+    }
+
+    /**
+     * SQD: once every work request started before the QP entered SQD has completed, the send
+     * queue is drained: the QP raises IBV_EVENT_SQ_DRAINED (when asked to) and may be modified.
+     */
+    void checkDrained(Qp qp) {
+        SendQueue sq = qp.sq;
+        if (qp.state == QpState.SQD && sq.consumer() == sq.next && qp.psnHigh == qp.compPsn) {
+            qp.sqDraining = false;
+            if (qp.sqDrainNotify) {
+                engine.events.qpEvent(qp, dev.jrxe.ib.AsyncEventType.SQ_DRAINED);
+            }
+        }
     }
 
     /** Assigns PSNs to a fresh WQE; false when fence or credits make it wait. */
@@ -90,7 +113,7 @@ final class RcRequester {
         } else {
             w.packets = (int) Math.max(1, (w.length + mtu - 1) / mtu);
         }
-        w.lastPsn = Psn.add(w.firstPsn, w.packets - 1);
+        w.lastPsn = w.firstPsn + w.packets - 1;
         w.offset = 0;
         w.status = WcStatus.SUCCESS;
         w.state = SendWqe.PROCESSING;
@@ -117,7 +140,7 @@ final class RcRequester {
         w.state = SendWqe.PENDING;
         // nothing of it goes on the wire: the PSNs it would have used stay free
         w.packets = 0;
-        w.lastPsn = Psn.add(w.firstPsn, -1);
+        w.lastPsn = w.firstPsn - 1;
     }
 
     /** Sends the next packet of {@code w}; returns packets sent, or -1 when it must wait. */
@@ -134,13 +157,16 @@ final class RcRequester {
     }
 
     private int sendRead(Qp qp, SendWqe w) {
+        int remainingPackets = Math.max(1, w.packets - (int) (w.offset / qp.pathMtu));
+        if (qp.psn + remainingPackets - qp.compPsn > MAX_SPAN) {
+            qp.rdAtomicInFlight--;
+            return -1; // its responses would take the window past 2^23 PSNs: wait for ACKs
+        }
         PacketOut out = engine.out;
-        int psn = qp.psn;
-        out.begin(qp, Opcodes.RC_RDMA_READ_REQUEST, psn, true, false, 0);
+        out.begin(qp, Opcodes.RC_RDMA_READ_REQUEST, Psn.of(qp.psn), true, false, 0);
         out.reth().va(w.remoteAddr + w.offset).rkey(w.rkey).dmaLength((int) (w.length - w.offset));
         out.commit();
-        int remainingPackets = w.packets - (int) (w.offset / qp.pathMtu);
-        qp.psn = Psn.add(psn, Math.max(1, remainingPackets));
+        qp.psn += remainingPackets;
         qp.noAckPackets = 0;
         finishWqe(qp, w);
         return 1;
@@ -149,7 +175,7 @@ final class RcRequester {
     private int sendAtomic(Qp qp, SendWqe w) {
         PacketOut out = engine.out;
         int opcode = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP ? Opcodes.RC_COMPARE_SWAP : Opcodes.RC_FETCH_ADD;
-        out.begin(qp, opcode, qp.psn, true, false, 0);
+        out.begin(qp, opcode, Psn.of(qp.psn), true, false, 0);
         out.atomicEth().va(w.remoteAddr).rkey(w.rkey);
         if (w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP) {
             out.atomicEth().swapAdd(w.swap).compare(w.compareAdd);
@@ -157,7 +183,7 @@ final class RcRequester {
             out.atomicEth().swapAdd(w.compareAdd).compare(0);
         }
         out.commit();
-        qp.psn = Psn.add(qp.psn, 1);
+        qp.psn++;
         qp.noAckPackets = 0;
         finishWqe(qp, w);
         return 1;
@@ -173,7 +199,7 @@ final class RcRequester {
         boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
         boolean solicited = last && (w.sendFlags & SendFlags.SOLICITED) != 0;
         PacketOut out = engine.out;
-        MemorySegment buf = out.begin(qp, opcode, qp.psn, ackReq, solicited, n);
+        MemorySegment buf = out.begin(qp, opcode, Psn.of(qp.psn), ackReq, solicited, n);
         if (first && WrOpcode.isWrite(w.opcode)) {
             out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
         }
@@ -200,7 +226,7 @@ final class RcRequester {
         if (ackReq) {
             qp.noAckPackets = 0;
         }
-        qp.psn = Psn.add(qp.psn, 1);
+        qp.psn++;
         w.offset += n;
         if (last) {
             finishWqe(qp, w);
@@ -222,14 +248,11 @@ final class RcRequester {
     private void finishWqe(Qp qp, SendWqe w) {
         w.state = SendWqe.PENDING;
         qp.sq.next++;
-        if (Psn.diff(qp.psn, qp.psnHigh) > 0) {
-            qp.psnHigh = qp.psn;
-        }
         armTimer(qp);
     }
 
     private void armTimer(Qp qp) {
-        if (Psn.diff(qp.psn, qp.psnHigh) > 0) {
+        if (qp.psn > qp.psnHigh) {
             qp.psnHigh = qp.psn;
         }
         long t = RnrTimer.ackTimeoutNanos(qp.timeout);
@@ -273,7 +296,7 @@ final class RcRequester {
      * and the MTU only, so everything re-sent carries the PSN it had the first time; a READ resumes
      * with a request for its remainder (VA advanced, length reduced).
      */
-    void rewindTo(Qp qp, int psn) {
+    void rewindTo(Qp qp, long psn) {
         SendQueue sq = qp.sq;
         int mtu = qp.pathMtu;
         long i = sq.consumer();
@@ -287,11 +310,11 @@ final class RcRequester {
             if (w.status != WcStatus.SUCCESS) {
                 continue;
             }
-            if (Psn.diff(psn, w.lastPsn) <= 0) {
-                if (Psn.diff(psn, w.firstPsn) < 0) {
+            if (psn <= w.lastPsn) {
+                if (psn < w.firstPsn) {
                     psn = w.firstPsn; // never resume before a message's first PSN: PSNs are fixed per packet
                 }
-                long off = (long) Psn.diff(psn, w.firstPsn) * mtu;
+                long off = (psn - w.firstPsn) * mtu;
                 if (WrOpcode.isAtomic(w.opcode)) {
                     off = 0;
                 }

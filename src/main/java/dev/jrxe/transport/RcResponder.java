@@ -18,32 +18,42 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * RC responder (rxe_resp.c): checks the PSN (in order, duplicate, or out of sequence), the opcode
- * sequence, keys and access, executes SEND / WRITE / READ / ATOMIC, and answers with ACKs
- * (coalesced per receive batch), NAKs, RNR NAKs, READ responses and atomic acknowledgements.
- * Duplicates are answered without executing again: READ responses are replayed from the
- * resource ring, atomics answered with the value they returned the first time.
+ * sequence, the QP's access rights, the length and the key, executes SEND / WRITE / READ /
+ * ATOMIC, and answers with ACKs (coalesced per receive batch), NAKs, RNR NAKs, READ responses and
+ * atomic acknowledgements.
+ *
+ * <p>READs and atomics become entries of the resource ring; their replies are sent in PSN order,
+ * at most {@value #BUDGET} packets per QP and duty cycle, so one huge READ does not stall the
+ * device. While replies are pending, a SEND or WRITE cannot be acknowledged before them: it is
+ * dropped and a PSN-sequence NAK after the replies has the requester send it again. Every byte
+ * a response carries is read through a checked {@link MemoryKey} access, retransmissions and
+ * duplicates included. A duplicate READ is answered only inside the range, key and PSNs of the
+ * original request (rxe's rule); a duplicate atomic gets the value it returned the first time.
  */
 final class RcResponder {
     private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
     private static final boolean TRACE_ERRORS = TRACE || Boolean.getBoolean("jrxe.traceErrors");
+    /** Replies one QP sends per duty cycle (the requester's budget too). */
+    static final int BUDGET = RcRequester.BUDGET;
+    /** The largest message (IBTA; rxe's check_length): longer READs and WRITEs are invalid requests. */
+    static final long MAX_MESSAGE = 1L << 31;
     private final Engine engine;
+    private final long[] original = new long[1];
 
     RcResponder(Engine engine) {
         this.engine = engine;
     }
 
     void onRequest(Qp qp, RocePacket pkt) {
-        int s = qp.state;
-        if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
-            return;
-        }
         ResponderState r = qp.resp;
         int psn = pkt.bth().psn();
         int opcode = pkt.bth().opcode();
         int d = Psn.diff(psn, r.ePsn);
         if (d > 0) {
             engine.counters.inc(TransportCounters.OUT_OF_SEQ_REQUEST);
-            if (!r.seqNakSent) {
+            if (r.pendingReplies > 0) {
+                r.nakAfterReplies = true; // a NAK now would overtake the pending replies
+            } else if (!r.seqNakSent) {
                 r.seqNakSent = true;
                 nak(qp, Aeth.NAK_PSN_SEQ_ERR, r.ePsn);
             }
@@ -57,8 +67,17 @@ final class RcResponder {
             duplicate(qp, pkt, opcode, psn);
             return;
         }
+        boolean readOrAtomic = OpcodeTable.has(opcode, OpcodeTable.READ) || OpcodeTable.has(opcode, OpcodeTable.ATOMIC);
+        if (r.pendingReplies > 0 && !readOrAtomic) {
+            // its ACK could not go before the replies under way: the requester sends it again
+            engine.counters.inc(TransportCounters.BEHIND_REPLIES);
+            r.nakAfterReplies = true;
+            return;
+        }
         r.seqNakSent = false;
-        if (!sequenceOk(r, opcode)) {
+        if (!sequenceOk(r, opcode) || !allowedOnQp(qp, opcode)) {
+            // rxe check_op_seq / check_op_valid: missing FIRST/LAST, or an operation the QP does
+            // not enable (class C, invalid request)
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
@@ -87,6 +106,14 @@ final class RcResponder {
             return false;
         }
         return r.inProgress == (send ? ResponderState.IN_SEND : ResponderState.IN_WRITE);
+    }
+
+    /** rxe check_op_valid: RDMA READ, WRITE and atomics only where the QP's access flags allow them. */
+    private static boolean allowedOnQp(Qp qp, int opcode) {
+        int need = OpcodeTable.has(opcode, OpcodeTable.READ) ? Access.REMOTE_READ
+            : OpcodeTable.has(opcode, OpcodeTable.WRITE) ? Access.REMOTE_WRITE
+            : OpcodeTable.has(opcode, OpcodeTable.ATOMIC) ? Access.REMOTE_ATOMIC : 0;
+        return (qp.accessFlags & need) == need;
     }
 
     // ---------------------------------------------------------------- SEND
@@ -134,17 +161,17 @@ final class RcResponder {
             }
         }
         r.recvOffset += len;
+        if (last && OpcodeTable.has(opcode, OpcodeTable.INVALIDATE)
+            && !invalidate(qp, pkt.ieth().rkey(), psn, pkt.bth().ackReq())) {
+            return;
+        }
         r.ePsn = Psn.add(psn, 1);
+        r.ackablePsn = r.ePsn;
         if (last) {
             boolean imm = OpcodeTable.has(opcode, OpcodeTable.IMMEDIATE);
             boolean inv = OpcodeTable.has(opcode, OpcodeTable.INVALIDATE);
             int immData = imm ? pkt.immDt().immediate() : 0;
             int invRkey = inv ? pkt.ieth().rkey() : 0;
-            if (inv && invalidate(qp, invRkey) != MemStatus.OK) {
-                // class J: the key could not be invalidated
-                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
-                return;
-            }
             r.msn = (r.msn + 1) & 0xFFFFFF;
             r.inProgress = 0;
             r.recvWqe = null;
@@ -158,13 +185,29 @@ final class RcResponder {
         }
     }
 
-    /** SEND_WITH_INV: invalidates the memory key the sender names, in this QP's PD. */
-    private int invalidate(Qp qp, int rkey) {
+    /**
+     * SEND_WITH_INV: invalidates the key the sender names, if that key may be invalidated by a
+     * peer in this QP's PD. A registered MR may not (only memory windows and keys made for it
+     * may): then, as rxe's class J, the message is acknowledged, its receive completes with
+     * REM_INV_REQ_ERR, the key stays as it was and the QP goes to the error state. Returns
+     * whether the invalidation happened.
+     */
+    private boolean invalidate(Qp qp, int rkey, int psn, boolean ackReq) {
         MemoryKey k = engine.keys.lookup(rkey);
-        if (k instanceof dev.jrxe.memory.Region region) {
-            return region.invalidate(qp.pdHandle);
+        int st = k == null ? MemStatus.INVALID_KEY : k.invalidateRemotely(qp.pdHandle);
+        if (st == MemStatus.OK) {
+            return true;
         }
-        return MemStatus.INVALID_KEY;
+        ResponderState r = qp.resp;
+        Completions.recv(qp, r.recvWqe, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, true);
+        r.recvWqe = null;
+        r.inProgress = 0;
+        if (ackReq) {
+            flushAck(qp);
+            engine.out.ack(qp, Aeth.ACK, psn, r.msn);
+        }
+        engine.fail(qp, -1);
+        return false;
     }
 
     private static void copyWqe(RecvWqe from, RecvWqe to) {
@@ -206,12 +249,15 @@ final class RcResponder {
             Reth reth = pkt.reth();
             long va = reth.va();
             long dmaLen = Integer.toUnsignedLong(reth.dmaLength());
+            if (dmaLen > MAX_MESSAGE) {
+                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+                return;
+            }
             MemoryKey key = null;
             if (dmaLen > 0) {
+                // rxe: a zero-length WRITE needs no key; any other is checked over its whole range
                 key = engine.keys.lookup(reth.rkey());
-                int st = (qp.accessFlags & Access.REMOTE_WRITE) == 0 ? MemStatus.ACCESS_DENIED
-                    : key == null ? MemStatus.INVALID_KEY
-                    : key.check(qp.pdHandle, Access.REMOTE_WRITE, va, dmaLen);
+                int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_WRITE, va, dmaLen);
                 if (st != MemStatus.OK) {
                     classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
                     return;
@@ -229,7 +275,8 @@ final class RcResponder {
         }
         if (len > 0) {
             long off = r.writeLength - r.writeRemaining;
-            int st = r.writeKey.write(r.writeVa + off, pkt.segment(), pkt.payloadOffset(), len);
+            int st = r.writeKey.write(qp.pdHandle, Access.REMOTE_WRITE, r.writeVa + off, pkt.segment(),
+                pkt.payloadOffset(), len);
             if (st != MemStatus.OK) {
                 classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
                 return;
@@ -237,6 +284,7 @@ final class RcResponder {
         }
         r.writeRemaining -= len;
         r.ePsn = Psn.add(psn, 1);
+        r.ackablePsn = r.ePsn;
         if (last) {
             r.msn = (r.msn + 1) & 0xFFFFFF;
             r.inProgress = 0;
@@ -255,142 +303,179 @@ final class RcResponder {
         }
     }
 
-    // ---------------------------------------------------------------- READ
+    // ---------------------------------------------------------------- READ and ATOMIC requests
 
     private void onRead(Qp qp, RocePacket pkt, int psn) {
         ResponderState r = qp.resp;
         Reth reth = pkt.reth();
-        long va = reth.va();
         long len = Integer.toUnsignedLong(reth.dmaLength());
-        if (len > 0) {
-            MemoryKey key = engine.keys.lookup(reth.rkey());
-            int st = (qp.accessFlags & Access.REMOTE_READ) == 0 ? MemStatus.ACCESS_DENIED
-                : key == null ? MemStatus.INVALID_KEY
-                : key.check(qp.pdHandle, Access.REMOTE_READ, va, len);
-            if (st != MemStatus.OK) {
-                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
-                return;
-            }
+        ResponderState.Resource res = len > MAX_MESSAGE ? null : r.newResource();
+        if (res == null) {
+            // longer than a message, max_dest_rd_atomic 0, or more READs/atomics outstanding than
+            // it allows (rxe: ERR_LENGTH, ERR_TOO_MANY_RDMA_ATM_REQ: class C, invalid request)
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
         }
         int packets = (int) Math.max(1, (len + qp.pathMtu - 1) / qp.pathMtu);
-        r.msn = (r.msn + 1) & 0xFFFFFF;
-        ResponderState.Resource res = newResource(qp);
         res.kind = ResponderState.Resource.READ;
         res.firstPsn = psn;
         res.lastPsn = Psn.add(psn, packets - 1);
-        res.va = va;
+        res.va = reth.va();
         res.rkey = reth.rkey();
         res.length = len;
-        res.msn = r.msn;
+        res.cursor(psn, res.va, len);
         r.ePsn = Psn.add(psn, packets);
         flushAck(qp);
-        sendReadResponses(qp, res, 0, va, len);
+        r.enqueue(res);
+        serve(qp);
     }
 
-    /**
-     * Next entry of the READ/atomic resource ring (max_dest_rd_atomic entries, up to 128):
-     * the oldest is reused. The requester never has more than max_rd_atomic of them outstanding,
-     * so an entry is only overwritten once its request has been answered in order.
-     */
-    private static ResponderState.Resource newResource(Qp qp) {
+    private void onAtomic(Qp qp, RocePacket pkt, int opcode, int psn) {
         ResponderState r = qp.resp;
-        int cap = Math.min(r.resources.length, Math.max(1, qp.maxDestRdAtomic));
-        ResponderState.Resource res = r.resources[r.resourceHead];
-        r.resourceHead = (r.resourceHead + 1) % cap;
-        r.resourceCount = Math.min(cap, r.resourceCount + 1);
-        return res;
+        ResponderState.Resource res = r.newResource();
+        if (res == null) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        AtomicEth a = pkt.atomicEth();
+        res.kind = ResponderState.Resource.ATOMIC;
+        res.firstPsn = psn;
+        res.lastPsn = psn;
+        res.opcode = opcode;
+        res.va = a.va();
+        res.rkey = a.rkey();
+        res.compare = a.compare();
+        res.swapAdd = a.swapAdd();
+        r.ePsn = Psn.add(psn, 1);
+        r.ackablePsn = r.ePsn;
+        flushAck(qp);
+        r.enqueue(res);
+        serve(qp);
+    }
+
+    // ---------------------------------------------------------------- replies
+
+    /** Sends pending replies, up to {@link #BUDGET} packets. Returns packets sent. */
+    int serve(Qp qp) {
+        ResponderState r = qp.resp;
+        int sent = 0;
+        while (r.pendingReplies > 0 && sent < BUDGET) {
+            ResponderState.Resource res = r.oldestPending();
+            int n = res.kind == ResponderState.Resource.READ ? sendReadResponses(qp, res, BUDGET - sent)
+                : answerAtomic(qp, res);
+            if (n < 0) {
+                return sent; // the QP failed
+            }
+            sent += n;
+        }
+        if (r.pendingReplies == 0 && qp.state != QpState.ERR) {
+            // what had to wait for the replies
+            flushAck(qp);
+            if (r.nakAfterReplies) {
+                r.nakAfterReplies = false;
+                r.seqNakSent = true;
+                engine.out.ack(qp, Aeth.NAK_PSN_SEQ_ERR, r.ePsn, r.msn);
+            }
+        }
+        return sent;
     }
 
     /**
-     * Sends READ responses starting at response index {@code from} of {@code res}, reading
-     * {@code len} bytes at {@code va} (which is where response {@code from} begins).
+     * Sends up to {@code budget} responses of {@code res}'s range, reading each through a checked
+     * access of the key. The whole range is checked first (rxe's check_rkey), so a READ beyond its
+     * key gets a NAK and no data. Returns responses sent, or -1 when the QP failed.
      */
-    private void sendReadResponses(Qp qp, ResponderState.Resource res, int from, long va, long len) {
+    private int sendReadResponses(Qp qp, ResponderState.Resource res, int budget) {
+        ResponderState r = qp.resp;
+        MemoryKey key = res.resid > 0 ? engine.keys.lookup(res.rkey) : null;
+        if (!res.checked) {
+            int st = res.resid == 0 ? MemStatus.OK
+                : key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_READ, res.curVa, res.resid);
+            if (st != MemStatus.OK) {
+                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.curPsn, AsyncEventType.QP_ACCESS_ERR);
+                return -1;
+            }
+            res.checked = true;
+        }
+        if (!res.started) {
+            // C9-148: the MSN counts a READ when it is executed
+            r.msn = (r.msn + 1) & 0xFFFFFF;
+            res.msn = r.msn;
+            res.started = true;
+        }
         int mtu = qp.pathMtu;
-        int total = (int) Math.max(1, (res.length + mtu - 1) / mtu);
-        MemoryKey key = len > 0 ? engine.keys.lookup(res.rkey) : null;
-        long sent = 0;
         PacketOut out = engine.out;
-        for (int i = from; i < total; i++) {
-            int n = (int) Math.min(mtu, len - sent);
-            if (n < 0) {
-                n = 0;
-            }
-            int opcode;
-            if (total == 1) {
-                opcode = Opcodes.RC_RDMA_READ_RESPONSE_ONLY;
-            } else if (i == 0) {
-                opcode = Opcodes.RC_RDMA_READ_RESPONSE_FIRST;
-            } else if (i == total - 1) {
-                opcode = Opcodes.RC_RDMA_READ_RESPONSE_LAST;
-            } else {
-                opcode = Opcodes.RC_RDMA_READ_RESPONSE_MIDDLE;
-            }
-            MemorySegment buf = out.begin(qp, opcode, Psn.add(res.firstPsn, i), false, false, n);
+        int sent = 0;
+        while (sent < budget) {
+            int n = (int) Math.min(mtu, res.resid);
+            boolean last = res.resid <= mtu;
+            int opcode = res.opening
+                ? (last ? Opcodes.RC_RDMA_READ_RESPONSE_ONLY : Opcodes.RC_RDMA_READ_RESPONSE_FIRST)
+                : (last ? Opcodes.RC_RDMA_READ_RESPONSE_LAST : Opcodes.RC_RDMA_READ_RESPONSE_MIDDLE);
+            MemorySegment buf = out.begin(qp, opcode, res.curPsn, false, false, n);
             if (OpcodeTable.has(opcode, OpcodeTable.HAS_AETH)) {
                 out.aeth().syndrome(Aeth.ACK).msn(res.msn);
             }
             if (n > 0) {
-                int st = key == null ? MemStatus.INVALID_KEY : key.read(va + sent, buf, out.payloadOffset(), n);
+                int st = key == null ? MemStatus.INVALID_KEY
+                    : key.read(qp.pdHandle, Access.REMOTE_READ, res.curVa, buf, out.payloadOffset(), n);
                 if (st != MemStatus.OK) {
-                    // memory vanished under the READ (e.g. unmapped): the claimed buffer is dropped
-                    classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, Psn.add(res.firstPsn, i),
-                        AsyncEventType.QP_ACCESS_ERR);
-                    return;
+                    // deregistered, rereg'd or unmapped under the READ: the claimed buffer is dropped
+                    classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.curPsn, AsyncEventType.QP_ACCESS_ERR);
+                    return -1;
                 }
             }
             out.commit();
-            sent += n;
+            sent++;
+            res.opening = false;
+            res.curVa += n;
+            res.resid -= n;
+            res.curPsn = Psn.next(res.curPsn);
+            if (last) {
+                r.done(res);
+                break;
+            }
         }
+        return sent;
     }
 
-    // ---------------------------------------------------------------- ATOMIC
-
-    private final long[] original = new long[1];
-
-    private void onAtomic(Qp qp, RocePacket pkt, int opcode, int psn) {
+    /** Executes an atomic (once) and sends its acknowledgement. Returns 1, or -1 when the QP failed. */
+    private int answerAtomic(Qp qp, ResponderState.Resource res) {
         ResponderState r = qp.resp;
-        AtomicEth a = pkt.atomicEth();
-        long va = a.va();
-        MemoryKey key = engine.keys.lookup(a.rkey());
-        int st = (qp.accessFlags & Access.REMOTE_ATOMIC) == 0 ? MemStatus.ACCESS_DENIED
-            : key == null ? MemStatus.INVALID_KEY
-            : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, va, 8);
-        if (st != MemStatus.OK) {
-            classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
-            return;
+        if (!res.executed) {
+            MemoryKey key = engine.keys.lookup(res.rkey);
+            int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, 8);
+            if (st != MemStatus.OK) {
+                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.firstPsn, AsyncEventType.QP_ACCESS_ERR);
+                return -1;
+            }
+            if ((res.va & 7) != 0) {
+                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, res.firstPsn, AsyncEventType.QP_REQ_ERR);
+                return -1;
+            }
+            st = res.opcode == Opcodes.RC_COMPARE_SWAP
+                ? key.compareAndSwap(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.compare, res.swapAdd, original)
+                : key.fetchAndAdd(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.swapAdd, original);
+            if (st != MemStatus.OK) {
+                boolean misaligned = st == MemStatus.MISALIGNED;
+                classC(qp, misaligned ? Aeth.NAK_INVALID_REQ : Aeth.NAK_REMOTE_ACCESS,
+                    misaligned ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_ACCESS_ERR, res.firstPsn,
+                    AsyncEventType.QP_ACCESS_ERR);
+                return -1;
+            }
+            res.original = original[0];
+            res.executed = true;
+            r.msn = (r.msn + 1) & 0xFFFFFF;
+            res.msn = r.msn;
+            res.started = true;
         }
-        if ((va & 7) != 0) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
-            return;
-        }
-        st = opcode == Opcodes.RC_COMPARE_SWAP
-            ? key.compareAndSwap(va, a.compare(), a.swapAdd(), original)
-            : key.fetchAndAdd(va, a.swapAdd(), original);
-        if (st != MemStatus.OK) {
-            int syn = st == MemStatus.MISALIGNED ? Aeth.NAK_INVALID_REQ : Aeth.NAK_REMOTE_ACCESS;
-            classC(qp, syn, st == MemStatus.MISALIGNED ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_ACCESS_ERR, psn,
-                AsyncEventType.QP_ACCESS_ERR);
-            return;
-        }
-        r.msn = (r.msn + 1) & 0xFFFFFF;
-        ResponderState.Resource res = newResource(qp);
-        res.kind = ResponderState.Resource.ATOMIC;
-        res.firstPsn = psn;
-        res.lastPsn = psn;
-        res.original = original[0];
-        res.msn = r.msn;
-        r.ePsn = Psn.add(psn, 1);
-        flushAck(qp);
-        sendAtomicAck(qp, res);
-    }
-
-    private void sendAtomicAck(Qp qp, ResponderState.Resource res) {
         PacketOut out = engine.out;
         out.begin(qp, Opcodes.RC_ATOMIC_ACKNOWLEDGE, res.firstPsn, false, false, 0);
         out.aeth().syndrome(Aeth.ACK).msn(res.msn);
         out.atomicAck().originalData(res.original);
         out.commit();
+        r.done(res);
+        return 1;
     }
 
     // ---------------------------------------------------------------- duplicates
@@ -398,37 +483,63 @@ final class RcResponder {
     private void duplicate(Qp qp, RocePacket pkt, int opcode, int psn) {
         ResponderState r = qp.resp;
         if (OpcodeTable.has(opcode, OpcodeTable.READ)) {
-            ResponderState.Resource res = findResource(qp, psn, ResponderState.Resource.READ);
-            if (res != null) {
-                flushAck(qp);
-                int from = Psn.diff(psn, res.firstPsn);
-                long va = pkt.reth().va();
-                long len = Integer.toUnsignedLong(pkt.reth().dmaLength());
-                sendReadResponses(qp, res, from, va, len);
+            ResponderState.Resource res = r.find(psn, ResponderState.Resource.READ);
+            Reth reth = pkt.reth();
+            long va = reth.va();
+            long len = Integer.toUnsignedLong(reth.dmaLength());
+            if (res == null || !insideOriginal(qp, res, psn, reth.rkey(), va, len)) {
+                engine.counters.inc(TransportCounters.DUPLICATE_DROPPED); // class D: dropped
+                return;
             }
+            res.cursor(psn, va, len);
+            replay(qp, res);
             return;
         }
         if (OpcodeTable.has(opcode, OpcodeTable.ATOMIC)) {
-            ResponderState.Resource res = findResource(qp, psn, ResponderState.Resource.ATOMIC);
-            if (res != null && res.firstPsn == psn) {
-                flushAck(qp);
-                sendAtomicAck(qp, res);
+            ResponderState.Resource res = r.find(psn, ResponderState.Resource.ATOMIC);
+            if (res == null || res.firstPsn != psn) {
+                engine.counters.inc(TransportCounters.DUPLICATE_DROPPED);
+                return;
             }
+            if (res.executed) {
+                replay(qp, res);
+            }
+            return; // not executed yet: its acknowledgement is still to come
+        }
+        if (r.pendingReplies > 0) {
+            // the replies under way will acknowledge it (they come after it in PSN order)
+            engine.counters.inc(TransportCounters.DUPLICATE_DROPPED);
             return;
         }
-        // SEND / WRITE already executed: acknowledge everything up to ePSN - 1 again
-        deferAck(qp, Psn.add(r.ePsn, -1), false);
+        // SEND / WRITE already executed: acknowledge again up to the last one (C9-105)
+        deferAck(qp, Psn.add(r.ackablePsn, -1), false);
     }
 
-    private static ResponderState.Resource findResource(Qp qp, int psn, int kind) {
-        ResponderState r = qp.resp;
-        for (int i = 0; i < r.resourceCount; i++) {
-            ResponderState.Resource res = r.resources[i];
-            if (res.kind == kind && Psn.diff(psn, res.firstPsn) >= 0 && Psn.diff(psn, res.lastPsn) <= 0) {
-                return res;
-            }
+    /**
+     * Whether a duplicate READ asks for responses the original request covers: same key, a range
+     * inside the original one, responses inside its PSNs (rxe's duplicate_request, with the
+     * original range kept as it was, not moved to each duplicate's).
+     */
+    private static boolean insideOriginal(Qp qp, ResponderState.Resource res, int psn, int rkey, long va, long len) {
+        if (rkey != res.rkey) {
+            return false;
         }
-        return null;
+        long offset = va - res.va;
+        if (Long.compareUnsigned(offset, res.length) > 0 || Long.compareUnsigned(len, res.length - offset) > 0) {
+            return false;
+        }
+        int packets = (int) Math.max(1, (len + qp.pathMtu - 1) / qp.pathMtu);
+        return Psn.diff(Psn.add(psn, packets - 1), res.lastPsn) <= 0;
+    }
+
+    /** Queues the replies of {@code res} again, after the ACK of what came before it. */
+    private void replay(Qp qp, ResponderState.Resource res) {
+        ResponderState r = qp.resp;
+        if (r.ackPending && Psn.diff(r.ackPsn, res.firstPsn) < 0) {
+            flushAck(qp); // an ACK for later requests waits until the replies are out
+        }
+        r.enqueue(res);
+        serve(qp);
     }
 
     // ---------------------------------------------------------------- ACK / NAK

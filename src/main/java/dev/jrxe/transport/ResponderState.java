@@ -1,6 +1,7 @@
 package dev.jrxe.transport;
 
 import dev.jrxe.memory.MemoryKey;
+import dev.jrxe.wire.Psn;
 
 /** What the responder of one QP remembers between packets. */
 final class ResponderState {
@@ -8,6 +9,8 @@ final class ResponderState {
     int ePsn;
     /** Messages completed, 24 bits (goes into AETH). */
     int msn;
+    /** PSN after the last SEND, WRITE or atomic executed: a duplicate SEND or WRITE is acknowledged up to the one before (rxe's ack_psn). */
+    int ackablePsn;
     /** A PSN-sequence NAK went out and ePSN has not arrived since. */
     boolean seqNakSent;
 
@@ -23,7 +26,7 @@ final class ResponderState {
     RecvWqe recvWqe;
     RecvWqe taken;
     long recvOffset;
-    /** Target of the WRITE in progress. */
+    /** Target of the WRITE in progress (checked again for every packet). */
     MemoryKey writeKey;
     long writeVa;
     long writeRemaining;
@@ -35,12 +38,25 @@ final class ResponderState {
     /** When the owed ACK goes. */
     final AckHold hold = new AckHold();
 
-    // ---- READ and ATOMIC resources (rxe's resp.resources), a ring sized max_dest_rd_atomic
+    // ---- READ and ATOMIC resources (rxe's resp.resources): a ring of max_dest_rd_atomic entries
+    // in PSN order. An entry whose responses (or atomic acknowledgement) are still to be sent is
+    // pending; the engine's duty cycle sends them, oldest first, a budget at a time.
     final Resource[] resources = new Resource[MAX_RESOURCES];
     /** The device limit of max_dest_rd_atomic: every outstanding READ/atomic keeps its entry. */
     static final int MAX_RESOURCES = 128;
+    /** Entries in use: max_dest_rd_atomic when the ring was last reset. */
+    int capacity;
+    /** Next entry to fill. */
     int resourceHead;
+    /** Entries holding a request (at most capacity). */
     int resourceCount;
+    /** Entries with replies still to send. */
+    int pendingReplies;
+    /**
+     * A request came in behind pending replies and was dropped: when the replies are out, a
+     * PSN-sequence NAK makes the requester send it again.
+     */
+    boolean nakAfterReplies;
 
     ResponderState() {
         for (int i = 0; i < resources.length; i++) {
@@ -52,17 +68,121 @@ final class ResponderState {
         static final int READ = 1;
         static final int ATOMIC = 2;
         int kind;
+        /** The PSNs the original request covers (READ: one per response). */
         int firstPsn;
         int lastPsn;
+        /** The original request: address, key and length (READ), address and key (atomic). */
         long va;
         int rkey;
         long length;
-        long original;
         int msn;
+        /** MSN assigned (the request was executed or began to be answered). */
+        boolean started;
+
+        // ---- atomic
+        int opcode;
+        long compare;
+        long swapAdd;
+        long original;
+        boolean executed;
+
+        // ---- replies to send (READ: the range of a new request or of a duplicate)
+        boolean pending;
+        int curPsn;
+        long curVa;
+        long resid;
+        /** The next response opens the message (FIRST or ONLY): the range starts at firstPsn. */
+        boolean opening;
+        /** The range to send was checked against the key. */
+        boolean checked;
+
+        /** Sets the range of responses to send: {@code length} bytes at {@code va}, from {@code psn}. */
+        void cursor(int psn, long va, long length) {
+            curPsn = psn;
+            curVa = va;
+            resid = length;
+            opening = psn == firstPsn;
+            checked = false;
+        }
     }
 
-    void reset(int psn) {
+    /** The next entry to fill, or null when there is none free (max_dest_rd_atomic 0, or all pending). */
+    Resource newResource() {
+        if (capacity == 0) {
+            return null;
+        }
+        Resource res = resources[resourceHead];
+        if (resourceCount == capacity && res.pending) {
+            return null; // the requester has more outstanding than max_dest_rd_atomic
+        }
+        resourceHead = (resourceHead + 1) % capacity;
+        resourceCount = Math.min(capacity, resourceCount + 1);
+        res.kind = 0;
+        res.started = false;
+        res.executed = false;
+        res.pending = false;
+        return res;
+    }
+
+    /** Marks {@code res} as having replies to send. */
+    void enqueue(Resource res) {
+        if (!res.pending) {
+            res.pending = true;
+            pendingReplies++;
+        }
+    }
+
+    /** {@code res} has sent its last reply. */
+    void done(Resource res) {
+        res.pending = false;
+        pendingReplies--;
+    }
+
+    /** The oldest entry with replies to send (PSN order), or null. */
+    Resource oldestPending() {
+        for (int i = 0; i < resourceCount; i++) {
+            Resource res = resources[(resourceHead - resourceCount + i + capacity) % capacity];
+            if (res.pending) {
+                return res;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The newest entry of {@code kind} whose PSNs include {@code psn}, or null. Newest: after the
+     * PSN space wrapped, an old entry may cover the same PSNs as a new one.
+     */
+    Resource find(int psn, int kind) {
+        for (int i = 1; i <= resourceCount; i++) {
+            Resource res = resources[(resourceHead - i + capacity) % capacity];
+            if (res.kind == kind && Psn.diff(psn, res.firstPsn) >= 0 && Psn.diff(psn, res.lastPsn) <= 0) {
+                return res;
+            }
+        }
+        return null;
+    }
+
+    /** Forgets every READ/atomic entry (RTR, or a new max_dest_rd_atomic), with up to {@code capacity} from now on. */
+    void resetResources(int newCapacity) {
+        capacity = Math.min(MAX_RESOURCES, Math.max(0, newCapacity));
+        resourceHead = 0;
+        resourceCount = 0;
+        abandonReplies();
+    }
+
+    /** The QP failed: nothing more is sent. */
+    void abandonReplies() {
+        for (Resource res : resources) {
+            res.pending = false;
+        }
+        pendingReplies = 0;
+        nakAfterReplies = false;
+    }
+
+    void reset(int psn, int maxDestRdAtomic) {
         ePsn = psn;
+        ackablePsn = psn;
         msn = 0;
         seqNakSent = false;
         inProgress = 0;
@@ -71,7 +191,6 @@ final class ResponderState {
         writeKey = null;
         ackPending = false;
         hold.reset();
-        resourceHead = 0;
-        resourceCount = 0;
+        resetResources(maxDestRdAtomic);
     }
 }

@@ -38,10 +38,10 @@ public final class SendWqe {
     public int state;
     /** Completion status decided before the wire (a local error), else SUCCESS. */
     public int status;
-    /** PSN of the first packet of this message (current pass). */
-    public int firstPsn;
-    /** PSN of the last packet (READ: of the last expected response). */
-    public int lastPsn;
+    /** Extended PSN (see {@link Qp#psn}) of the first packet of this message. */
+    public long firstPsn;
+    /** Extended PSN of the last packet (READ: of the last expected response). */
+    public long lastPsn;
     /** Bytes already put on the wire in the current pass (READ: bytes received). */
     public long offset;
     /** Packets the message occupies (READ: responses). */

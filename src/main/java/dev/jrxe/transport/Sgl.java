@@ -7,8 +7,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Gather from and scatter into a scatter/gather list through the memory keys the SGEs name.
- * Every byte goes through {@link MemoryKey} (key, PD, access and range checks); returns a
- * {@link MemStatus}.
+ * Every byte goes through a checked {@link MemoryKey} access (key, PD, access and range);
+ * returns a {@link MemStatus}. A zero-length SGE names no memory: its key is never looked up,
+ * whatever it is (rxe skips such SGEs too).
  */
 final class Sgl {
     private Sgl() {
@@ -53,27 +54,26 @@ final class Sgl {
             i++;
         }
         long done = 0;
-        while (done < n) {
+        for (; done < n; i++) {
             if (i >= count) {
                 return MemStatus.OUT_OF_RANGE;
             }
-            long room = Integer.toUnsignedLong(len[i]) - skip;
-            long chunk = Math.min(room, n - done);
+            if (len[i] == 0) {
+                continue;
+            }
+            long chunk = Math.min(Integer.toUnsignedLong(len[i]) - skip, n - done);
             MemoryKey k = keys.lookup(lkey[i]);
             if (k == null) {
                 return MemStatus.INVALID_KEY;
             }
             long va = addr[i] + skip;
-            int st = k.check(pd, toList ? Access.LOCAL_WRITE : 0, va, chunk);
-            if (st == MemStatus.OK) {
-                st = toList ? k.write(va, seg, segOffset + done, chunk) : k.read(va, seg, segOffset + done, chunk);
-            }
+            int st = toList ? k.write(pd, Access.LOCAL_WRITE, va, seg, segOffset + done, chunk)
+                : k.read(pd, 0, va, seg, segOffset + done, chunk);
             if (st != MemStatus.OK) {
                 return st;
             }
             done += chunk;
             skip = 0;
-            i++;
         }
         return MemStatus.OK;
     }

@@ -2,7 +2,11 @@ package dev.jrxe.transport;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
-/** Per-device transport counters with Linux rxe's hw_counter names, plus bytes. */
+/**
+ * Per-device transport counters: Linux rxe's hw_counter names first (in rxe's order), then bytes
+ * (rxe's proposed sent_bytes/rcvd_bytes) and jrxe's own, which count what the receive path
+ * refused or could not do.
+ */
 public final class TransportCounters {
     public static final int SENT_PKTS = 0;
     public static final int RCVD_PKTS = 1;
@@ -21,12 +25,25 @@ public final class TransportCounters {
     public static final int RDMA_RECVS = 14;
     public static final int SENT_BYTES = 15;
     public static final int RCVD_BYTES = 16;
+    /** A duplicate request that matches nothing it may replay (IBTA class D): dropped. */
+    public static final int DUPLICATE_DROPPED = 17;
+    /** A request that came while READ responses were still going out: dropped, NAKed after them. */
+    public static final int BEHIND_REPLIES = 18;
+    /** An ACK or NAK for the PSN before the oldest unacknowledged one: says nothing new. */
+    public static final int DUPLICATE_ACK = 19;
+    /** A response outside the window of PSNs sent and not acknowledged (stale, or never sent). */
+    public static final int OUT_OF_WINDOW_RESPONSE = 20;
+    /** An unexpected exception in a QP's transport: that QP was moved to the error state. */
+    public static final int TRANSPORT_ERRORS = 21;
+    /** An unexpected exception in the engine's own work (receive loop, housekeeping). */
+    public static final int ENGINE_ERRORS = 22;
 
     private static final String[] NAMES = {
         "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
         "send_rnr_err", "rcvd_seq_err", "ack_deferred", "retry_exceeded_err", "retry_rnr_exceeded_err",
         "completer_retry_err", "send_err", "link_downed", "rdma_sends", "rdma_recvs", "sent_bytes",
-        "rcvd_bytes",
+        "rcvd_bytes", "duplicate_dropped", "behind_replies", "duplicate_ack", "out_of_window_response",
+        "transport_errors", "engine_errors",
     };
 
     private final AtomicLongArray values = new AtomicLongArray(NAMES.length);
@@ -43,6 +60,11 @@ public final class TransportCounters {
     // write, no locked instruction, like LinkCounters); any thread may read them.
     void inc(int counter) {
         values.setOpaque(counter, values.getPlain(counter) + 1);
+    }
+
+    /** For counters a thread may bump without holding the engine (rare events only). */
+    void incAtomic(int counter) {
+        values.getAndIncrement(counter);
     }
 
     void add(int counter, long delta) {

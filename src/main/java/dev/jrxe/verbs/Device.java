@@ -30,7 +30,6 @@ public final class Device implements AutoCloseable {
     static final int MAX_QP = (1 << 20) - 16;
     static final int MAX_RD_ATOMIC = 128;
     static final int MAX_PD = 1 << 20;
-    static final int FIRST_QPN = 0x11;
     static final long MAX_MSG_SZ = 1L << 31;
 
     private final DeviceConfig config;
@@ -39,7 +38,6 @@ public final class Device implements AutoCloseable {
     private final Engine engine;
     private final KeyTable keys;
     private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
-    private final AtomicInteger nextQpn = new AtomicInteger(FIRST_QPN);
     private final AtomicInteger nextPd = new AtomicInteger(1);
     private final AtomicInteger liveQps = new AtomicInteger();
     private final AtomicInteger livePds = new AtomicInteger();
@@ -243,12 +241,12 @@ public final class Device implements AutoCloseable {
         liveCqs.decrementAndGet();
     }
 
-    int allocQpn() {
+    /** Counts a new QP against max_qp (its number comes from the engine). */
+    void reserveQp() {
         if (liveQps.incrementAndGet() > MAX_QP) {
             liveQps.decrementAndGet();
             throw new VerbsException(Errno.ENOMEM, "too many QPs");
         }
-        return nextQpn.getAndIncrement();
     }
 
     void qpCreated(QueuePair qp) {

@@ -25,10 +25,8 @@ final class InlineCopy {
                 continue;
             }
             MemoryKey k = keys.lookup(s.lkey);
-            int st;
-            if (k != null && k.check(k.pdHandle(), 0, s.addr, len) == MemStatus.OK) {
-                st = k.read(s.addr, dst, off, len);
-            } else {
+            int st = k != null ? k.read(k.pdHandle(), 0, s.addr, dst, off, len) : MemStatus.INVALID_KEY;
+            if (st != MemStatus.OK) {
                 st = ProcessMemory.read(s.addr, dst, off, len);
             }
             if (st != MemStatus.OK) {

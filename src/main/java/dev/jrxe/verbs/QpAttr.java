@@ -16,6 +16,8 @@ public final class QpAttr {
     public AhAttr ahAttr = new AhAttr();
     public int pkeyIndex;
     public boolean sqDrainNotify;
+    /** Query only: the QP is in SQD and still has work requests in progress. */
+    public boolean sqDraining;
     public int maxRdAtomic;
     public int maxDestRdAtomic;
     public int minRnrTimer;

@@ -60,10 +60,10 @@ public final class QueuePair implements AutoCloseable {
         init.cap.maxRecvSge = cap.maxRecvSge;
         this.sendCq = init.sendCq;
         this.recvCq = init.recvCq;
-        int qpn = device.allocQpn();
+        device.reserveQp();
         SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
         RecvQueue rq = new RecvQueue(cap.maxRecvWr, cap.maxRecvSge);
-        this.qp = new Qp(device.engine(), qpn, type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
+        this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena);
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
@@ -91,19 +91,31 @@ public final class QueuePair implements AutoCloseable {
         return cap.copy();
     }
 
-    /** {@code ibv_modify_qp}: validates everything first; on EINVAL nothing has changed. */
+    /**
+     * {@code ibv_modify_qp}: validates everything first; on EINVAL nothing has changed. Validation
+     * and the change are one step under the engine, so a QP the engine moves to ERR meanwhile
+     * (a peer's NAK, retries exhausted) is never moved back by a modify checked against its old
+     * state.
+     */
     public void modify(QpAttr attr, int mask) {
-        int cur = qp.state();
-        int next = (mask & QpAttrMask.STATE) != 0 ? attr.qpState : cur;
-        if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.curQpState != cur) {
-            throw VerbsException.einval("cur_qp_state " + QpState.name(attr.curQpState) + " but QP is " + QpState.name(cur));
-        }
-        if (!QpStateTable.isOk(type, cur, next, mask)) {
-            throw VerbsException.einval("invalid transition " + QpState.name(cur) + " -> " + QpState.name(next)
-                + " with mask 0x" + Integer.toHexString(mask));
-        }
-        checkAttributes(attr, mask);
-        device.engine().withEngine(() -> apply(attr, mask, next));
+        device.engine().withEngine(() -> {
+            int cur = qp.state();
+            int next = (mask & QpAttrMask.STATE) != 0 ? attr.qpState : cur;
+            if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.curQpState != cur) {
+                throw VerbsException.einval("cur_qp_state " + QpState.name(attr.curQpState) + " but QP is "
+                    + QpState.name(cur));
+            }
+            if (!QpStateTable.isOk(type, cur, next, mask)) {
+                throw VerbsException.einval("invalid transition " + QpState.name(cur) + " -> " + QpState.name(next)
+                    + " with mask 0x" + Integer.toHexString(mask));
+            }
+            if (cur == QpState.SQD && qp.sqDraining() && next != QpState.ERR) {
+                // rxe: a draining QP may only be moved to ERR until IBV_EVENT_SQ_DRAINED
+                throw VerbsException.einval("the send queue is still draining");
+            }
+            checkAttributes(attr, mask);
+            apply(attr, mask, next);
+        });
     }
 
     private void checkAttributes(QpAttr a, int mask) {
@@ -202,6 +214,7 @@ public final class QueuePair implements AutoCloseable {
         }
         if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
             qp.maxDestRdAtomic = a.maxDestRdAtomic;
+            QpControl.resizeResponderResources(qp);
         }
         if ((mask & QpAttrMask.DEST_QPN) != 0) {
             qp.destQpn = a.destQpNum & 0xFFFFFF;
@@ -241,6 +254,7 @@ public final class QueuePair implements AutoCloseable {
         a.ahAttr = ahAttr.copy();
         a.pkeyIndex = qp.pkeyIndex;
         a.sqDrainNotify = qp.sqDrainNotify;
+        a.sqDraining = qp.sqDraining();
         a.maxRdAtomic = qp.maxRdAtomic;
         a.maxDestRdAtomic = qp.maxDestRdAtomic;
         a.minRnrTimer = qp.minRnrTimer;

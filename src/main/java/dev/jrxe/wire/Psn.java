@@ -12,6 +12,19 @@ public final class Psn {
     /** Half the PSN space: the largest forward distance {@link #diff} reports as positive, plus one. */
     public static final int HALF = 1 << 23;
 
+    /** The wire PSN (low 24 bits) of an extended PSN that counts on past 2^24. */
+    public static int of(long extended) {
+        return (int) extended & MASK;
+    }
+
+    /**
+     * The extended PSN that {@code psn} stands for in a window of extended PSNs starting at
+     * {@code from}: the first value at or after {@code from} whose low 24 bits are {@code psn}.
+     */
+    public static long extend(int psn, long from) {
+        return from + ((psn - (int) from) & MASK);
+    }
+
     /** {@code psn + n} modulo 2^24 ({@code n} may be negative). */
     public static int add(int psn, int n) {
         return (psn + n) & MASK;

@@ -52,11 +52,11 @@ class DataPathAllocationTest {
                 MemoryKey k = table.lookup(key);
                 long va = base + (i % 1000) * 4096L;
                 assertOk(k.check(PD, Access.REMOTE_WRITE, va, 4096));
-                assertOk(k.write(va, buf, 0, 4096));
-                assertOk(k.read(va + 100, buf, 0, 4096));
-                assertOk(k.fetchAndAdd(va, 1, original));
-                assertOk(k.compareAndSwap(va, original[0] + 1, 5, original));
-                assertOk(k.atomicWrite(va + 8, i));
+                assertOk(k.write(PD, Access.REMOTE_WRITE, va, buf, 0, 4096));
+                assertOk(k.read(PD, 0, va + 100, buf, 0, 4096));
+                assertOk(k.fetchAndAdd(PD, Access.REMOTE_ATOMIC, va, 1, original));
+                assertOk(k.compareAndSwap(PD, Access.REMOTE_ATOMIC, va, original[0] + 1, 5, original));
+                assertOk(k.atomicWrite(PD, Access.REMOTE_WRITE, va + 8, i));
             }
         };
         work.run(); // warm: fault the pages, create the children

@@ -44,7 +44,7 @@ class ExplicitOdpTest {
         Region r = register();
         assertThat(r.kind()).isEqualTo(RegionKind.ODP);
         assertThat(TestSupport.resident(mem)).isZero();
-        assertThat(((OdpTranslation) r.translation).liveChunks()).isZero();
+        assertThat(((OdpTranslation) r.translation()).liveChunks()).isZero();
         assertThat(table.counters().pageFaults()).isZero();
         // 16 MiB registered: RSS does not move by anything like it (allow JVM noise of 4 MiB).
         assertThat(TestSupport.statusKib("VmRSS") - rssBefore).isLessThan(4 * 1024);
@@ -63,7 +63,7 @@ class ExplicitOdpTest {
         assertThat(r.read(a + 4 * PAGE, buf, 0, 1)).isEqualTo(MemStatus.OK);
         assertThat(table.counters().pageFaults()).isEqualTo(2);
         assertThat(table.counters().pagesMapped()).isEqualTo(5);
-        assertThat(((OdpTranslation) r.translation).presentPages()).isEqualTo(5);
+        assertThat(((OdpTranslation) r.translation()).presentPages()).isEqualTo(5);
     }
 
     @Test
@@ -75,7 +75,7 @@ class ExplicitOdpTest {
         NativeMemory.release(mem, 2 * PAGE, 4 * PAGE);
         assertThat(table.counters().invalidations()).isEqualTo(1);
         assertThat(table.counters().pagesInvalidated()).isEqualTo(4);
-        assertThat(((OdpTranslation) r.translation).presentPages()).isEqualTo(4);
+        assertThat(((OdpTranslation) r.translation()).presentPages()).isEqualTo(4);
         // Released pages read as zero and fault again; the others kept their data.
         assertThat(r.read(a, buf, 0, 8 * PAGE)).isEqualTo(MemStatus.OK);
         assertThat(buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 0x5a);
@@ -91,7 +91,7 @@ class ExplicitOdpTest {
         long a = mem.address();
         long start = a + 2 * MIB - 64 * KIB;
         fill(r, start, 4 * MIB + 128 * KIB, (byte) 0x33); // chunks 0, 1, 2 and 3
-        assertThat(((OdpTranslation) r.translation).liveChunks()).isEqualTo(4);
+        assertThat(((OdpTranslation) r.translation()).liveChunks()).isEqualTo(4);
         MemorySegment direct = mem.asSlice(start - a, 4 * MIB + 128 * KIB);
         for (long i = 0; i < direct.byteSize(); i += 4096) {
             assertThat(direct.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)).isEqualTo((byte) 0x33);
@@ -106,7 +106,7 @@ class ExplicitOdpTest {
         fill(r, a, 64 * KIB, (byte) 1);
         NativeMemory.unmap(mem);
         assertThat(table.counters().invalidations()).isEqualTo(1);
-        assertThat(((OdpTranslation) r.translation).presentPages()).isZero();
+        assertThat(((OdpTranslation) r.translation()).presentPages()).isZero();
         assertThat(r.read(a, buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.write(a + 5 * MIB, buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.compareAndSwap(a, 0, 1, new long[1])).isEqualTo(MemStatus.FAULT);
@@ -141,7 +141,7 @@ class ExplicitOdpTest {
         long addr = TestSupport.rawMap(4 * MIB);
         Region r = MemoryRegions.register(table, PD, addr, 4 * MIB, addr, Access.LOCAL_WRITE | Access.ON_DEMAND);
         PinnedRegionTest.roundTrip(r, addr + 2 * MIB - 100, 200);
-        assertThat(((OdpTranslation) r.translation).chunkAt(addr).mode).isEqualTo(SafeAccess.KERNEL);
+        assertThat(((OdpTranslation) r.translation()).chunkAt(addr).mode).isEqualTo(SafeAccess.KERNEL);
         assertThat(Mem.munmap(addr, 4 * MIB)).isZero();
         assertThat(r.read(addr, buf, 0, 64)).isEqualTo(MemStatus.FAULT);
     }
@@ -152,7 +152,7 @@ class ExplicitOdpTest {
         MemorySegment seg = arena.allocate(256 * KIB, 4096);
         Region r = MemoryRegions.register(table, PD, seg, Access.LOCAL_WRITE | Access.ON_DEMAND);
         PinnedRegionTest.roundTrip(r, seg.address() + 10, 100 * 1024);
-        assertThat(((OdpTranslation) r.translation).chunkAt(seg.address()).mode).isEqualTo(SafeAccess.SCOPED);
+        assertThat(((OdpTranslation) r.translation()).chunkAt(seg.address()).mode).isEqualTo(SafeAccess.SCOPED);
         arena.close();
         assertThat(r.read(seg.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
     }

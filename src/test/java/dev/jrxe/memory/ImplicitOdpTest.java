@@ -48,7 +48,7 @@ class ImplicitOdpTest {
     }
 
     private static OdpTranslation odp(Region r) {
-        return (OdpTranslation) r.translation;
+        return (OdpTranslation) r.translation();
     }
 
     @Test

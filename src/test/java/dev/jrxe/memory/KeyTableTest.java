@@ -37,22 +37,87 @@ class KeyTableTest {
         }
     }
 
+    /**
+     * Every index of the table is used once before any comes back, so for max_mr (524,287)
+     * registrations after a key died, nothing can match it (the test: 20,000 churns, every key new,
+     * no stale key resolving; keys came back after 4,096 when indices were reused after 16).
+     */
     @Test
-    void shouldNeverMatchAStaleKeyWithANewRegion() {
+    void shouldNotReuseAnIndexBeforeEveryIndexWasUsed() {
         KeyTable table = TestSupport.table();
         MemorySegment mem = NativeMemory.map(4 * KIB);
         try {
-            Region first = MemoryRegions.register(table, PD, mem, Access.ON_DEMAND);
-            int stale = first.key();
-            first.close();
             Set<Integer> seen = new HashSet<>();
-            seen.add(stale);
-            for (int i = 0; i < 2000; i++) {
+            Set<Integer> indices = new HashSet<>();
+            int[] stale = new int[64];
+            for (int i = 0; i < 20_000; i++) {
                 Region r = MemoryRegions.register(table, PD, mem, Access.ON_DEMAND);
                 assertThat(seen.add(r.key())).as("key reused after %d registrations", i).isTrue();
-                assertThat(table.lookup(stale)).isNull();
+                assertThat(indices.add(r.key() >>> 8)).as("index reused after %d registrations", i).isTrue();
+                r.close();
+                stale[i % stale.length] = r.key();
+                for (int k : stale) {
+                    assertThat(k == 0 || table.lookup(k) == null).isTrue();
+                }
+            }
+        } finally {
+            NativeMemory.unmap(mem);
+        }
+    }
+
+    /**
+     * Once indices are reused (here max_mr 1: every registration reuses index 1), the 8-bit key
+     * is random and never the one the index had just before: a stale key never matches the next
+     * region on its index, and matches a later one with probability 1/255 per reuse (measured
+     * over 100,000 reuses; a deterministic key sequence would repeat every 256).
+     */
+    @Test
+    void shouldDrawAFreshRandomEightBitKeyOnEveryReuse() {
+        KeyTable table = new KeyTable(MemoryConfig.fromConfiguration().withMaxMr(1));
+        MemorySegment mem = NativeMemory.map(4 * KIB);
+        try {
+            int n = 100_000;
+            int[] keys = new int[n];
+            for (int i = 0; i < n; i++) {
+                Region r = MemoryRegions.register(table, PD, mem, Access.ON_DEMAND);
+                keys[i] = r.key();
                 r.close();
             }
+            int sameAsTwoBefore = 0;
+            int sameAs256Before = 0;
+            for (int i = 1; i < n; i++) {
+                assertThat(keys[i] >>> 8).isEqualTo(1);
+                assertThat(keys[i]).as("reuse %d got the key the index had just before", i).isNotEqualTo(keys[i - 1]);
+                if (i >= 2 && keys[i] == keys[i - 2]) {
+                    sameAsTwoBefore++;
+                }
+                if (i >= 256 && keys[i] == keys[i - 256]) {
+                    sameAs256Before++;
+                }
+            }
+            // binomial(n, 1/255): mean 392, standard deviation 19.8; the bounds are 7 deviations away
+            assertThat(sameAsTwoBefore).as("stale key matched two reuses later").isBetween(250, 540);
+            assertThat(sameAs256Before).as("stale key matched 256 reuses later").isBetween(250, 540);
+        } finally {
+            NativeMemory.unmap(mem);
+        }
+    }
+
+    @Test
+    void shouldDrawDifferentKeysInDifferentTables() {
+        KeyTable one = new KeyTable(MemoryConfig.fromConfiguration().withMaxMr(1));
+        KeyTable two = new KeyTable(MemoryConfig.fromConfiguration().withMaxMr(1));
+        MemorySegment mem = NativeMemory.map(4 * KIB);
+        try {
+            boolean differ = false;
+            for (int i = 0; i < 32; i++) {
+                Region a = MemoryRegions.register(one, PD, mem, Access.ON_DEMAND);
+                Region b = MemoryRegions.register(two, PD, mem, Access.ON_DEMAND);
+                differ |= a.key() != b.key();
+                a.close();
+                b.close();
+            }
+            assertThat(differ).as("32 keys alike in two tables (chance 2^-256 if random)").isTrue();
         } finally {
             NativeMemory.unmap(mem);
         }

@@ -104,10 +104,10 @@ class PinnedRegionTest {
     void shouldCopyDirectlyOnNativeMemoryAndFaultAfterItsUnmap() {
         MemorySegment mem = NativeMemory.map(64 * KIB);
         Region r = MemoryRegions.register(table, PD, mem, Access.LOCAL_WRITE);
-        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.DIRECT);
+        assertThat(((PinnedTranslation) r.translation()).mode()).isEqualTo(SafeAccess.DIRECT);
         roundTrip(r, mem.address() + 100, 5000);
         NativeMemory.unmap(mem);
-        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.REVOKED);
+        assertThat(((PinnedTranslation) r.translation()).mode()).isEqualTo(SafeAccess.REVOKED);
         MemorySegment buf = Arena.ofAuto().allocate(64);
         assertThat(r.read(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
         assertThat(r.write(mem.address(), buf, 0, 64)).isEqualTo(MemStatus.FAULT);
@@ -129,7 +129,7 @@ class PinnedRegionTest {
         Arena arena = Arena.ofShared();
         MemorySegment mem = arena.allocate(64 * KIB, 4096);
         Region r = MemoryRegions.register(table, PD, mem, Access.LOCAL_WRITE);
-        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.SCOPED);
+        assertThat(((PinnedTranslation) r.translation()).mode()).isEqualTo(SafeAccess.SCOPED);
         roundTrip(r, mem.address() + 8, 4096);
         arena.close();
         MemorySegment buf = Arena.ofAuto().allocate(64);
@@ -141,7 +141,7 @@ class PinnedRegionTest {
     void shouldCopyThroughTheKernelForRawMemoryAndFaultAfterTheApplicationUnmapsIt() {
         long addr = TestSupport.rawMap(64 * KIB);
         Region r = MemoryRegions.register(table, PD, addr, 64 * KIB, addr, Access.LOCAL_WRITE);
-        assertThat(((PinnedTranslation) r.translation).mode()).isEqualTo(SafeAccess.KERNEL);
+        assertThat(((PinnedTranslation) r.translation()).mode()).isEqualTo(SafeAccess.KERNEL);
         roundTrip(r, addr + 3, 10000);
         assertThat(Mem.munmap(addr, 64 * KIB)).isZero();
         MemorySegment buf = Arena.ofAuto().allocate(64);

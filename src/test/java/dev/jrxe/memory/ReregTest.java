@@ -35,6 +35,41 @@ class ReregTest {
         NativeMemory.unmap(other);
     }
 
+    /**
+     * A rereg of PD, access and memory at once switches all three in one step: a concurrent key
+     * check sees the region as it was or as it is now, never PD B with the remote write right
+     * that only PD A had, or PD A over the memory that only PD B's binding covers.
+     */
+    @Test
+    void shouldSwitchPdAccessAndMemoryAtOnce() throws Exception {
+        int pdA = PD;
+        int pdB = PD + 1;
+        int odp = Access.ON_DEMAND;
+        Region r = MemoryRegions.register(table, pdA, mem, Access.LOCAL_WRITE | Access.REMOTE_WRITE | odp);
+        int all = Rereg.CHANGE_PD | Rereg.CHANGE_ACCESS | Rereg.CHANGE_TRANSLATION;
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread flipper = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 40_000; i++) {
+                MemoryRegions.rereg(r, all, pdB, other, Access.LOCAL_WRITE | odp);
+                MemoryRegions.rereg(r, all, pdA, mem, Access.LOCAL_WRITE | Access.REMOTE_WRITE | odp);
+            }
+            stop.set(true);
+        });
+        long mixed = 0;
+        long checks = 0;
+        while (!stop.get()) {
+            checks++;
+            if (r.check(pdB, Access.REMOTE_WRITE, mem.address(), 8) == MemStatus.OK
+                || r.check(pdB, Access.REMOTE_WRITE, other.address(), 8) == MemStatus.OK
+                || r.check(pdA, Access.LOCAL_WRITE, other.address(), 8) == MemStatus.OK) {
+                mixed++;
+            }
+        }
+        flipper.join();
+        assertThat(checks).isPositive();
+        assertThat(mixed).as("checks that saw a mix of two bindings, of %d", checks).isZero();
+    }
+
     /** test_mr_rereg_atomic: drop REMOTE_ATOMIC, atomics are refused; restore, they work. */
     @Test
     void shouldChangeAccessLikeTestMrReregAtomic() {

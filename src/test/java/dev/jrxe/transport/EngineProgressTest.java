@@ -75,7 +75,7 @@ class EngineProgressTest {
                 public void onOverflow(CompletionRing ring) {
                 }
             });
-            Qp qp = new Qp(engine, 17, QpType.RC, 1, new SendQueue(4, 1, 64, arena), new RecvQueue(4, 1), null,
+            Qp qp = new Qp(engine, QpType.RC, 1, new SendQueue(4, 1, 64, arena), new RecvQueue(4, 1), null,
                 cq, cq, true, arena);
             engine.register(qp);
             engine.withEngine(() -> {

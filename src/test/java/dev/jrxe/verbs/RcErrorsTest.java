@@ -66,13 +66,14 @@ class RcErrorsTest {
     }
 
     @Test
-    void shouldFailAtomicWithoutRemoteAtomicAccessOnTheQp() {
+    void shouldFailAtomicWithoutRemoteAtomicAccessOnTheQpAsAnInvalidRequest() {
+        // rxe check_op_valid: an operation the responder QP does not enable is an invalid request
         try (RcFixture f = new RcFixture(8192)) {
             f.connect(new QpCap(8, 8, 1, 1, 0), new RcConnect().accessFlags(Access.LOCAL_WRITE | Access.REMOTE_WRITE));
             SendWr s = write(f, 8, f.bufB.address(), f.mrb.rkey());
             s.opcode = WrOpcode.ATOMIC_FETCH_AND_ADD;
             f.qa.postSend(s);
-            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.REM_ACCESS_ERR);
+            assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.REM_INV_REQ_ERR);
         }
     }
 
