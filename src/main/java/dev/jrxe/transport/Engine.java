@@ -67,6 +67,16 @@ public final class Engine implements PacketSink, AutoCloseable {
     private long nextHousekeeping;
 
     public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping) {
+        this(name, link, keys, events, housekeeping, true);
+    }
+
+    /**
+     * {@code progressThread} false: no background thread; the engine runs only when a caller
+     * drives it ({@link #driveFromApp}, posting, {@link #withEngine}), as tests and harnesses
+     * that want every step on their own thread need.
+     */
+    public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping,
+                  boolean progressThread) {
         this.housekeeping = housekeeping;
         this.link = link;
         this.keys = keys;
@@ -76,9 +86,8 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.completer = new RcCompleter(this);
         this.responder = new RcResponder(this);
         this.decoder = new RxDecoder(link, this);
-        this.progressThread = Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress")
-            .unstarted(this::backgroundLoop);
-        progressThread.start();
+        this.progressThread = progressThread
+            ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
     }
 
     public Link link() {
@@ -153,6 +162,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     // ------------------------------------------------------------------ driving
+
+    /** The background progress thread, or null when the engine has none. */
+    public Thread progressThread() {
+        return progressThread;
+    }
 
     /** Runs {@code action} holding the engine (blocking): for control operations such as modify. */
     public void withEngine(Runnable action) {
@@ -268,6 +282,14 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     /**
+     * Runs a duty cycle now as the progress thread would (owed ACKs are not held), for engines
+     * without a progress thread. Returns the work done, or -1 when another thread holds the engine.
+     */
+    public int runDutyCycle() {
+        return drive(false);
+    }
+
+    /**
      * Called by a polling application that found nothing: does a duty cycle if the engine is free.
      * Returns true if it did.
      */
@@ -329,6 +351,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (qp.resp.pendingReplies > 0) {
             work += responder.serve(qp);
         }
+        RcResponder.renewBudget(qp);
         completer.checkTimers(qp);
         if (qp.sqDraining) {
             requester.checkDrained(qp);
@@ -548,10 +571,12 @@ public final class Engine implements PacketSink, AutoCloseable {
             lock.unlock();
         }
         link.wakeup();
-        try {
-            progressThread.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (progressThread != null) {
+            try {
+                progressThread.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         link.close();
     }

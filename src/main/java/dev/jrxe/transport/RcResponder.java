@@ -355,18 +355,22 @@ final class RcResponder {
 
     // ---------------------------------------------------------------- replies
 
-    /** Sends pending replies, up to {@link #BUDGET} packets. Returns packets sent. */
+    /**
+     * Sends pending replies from what is left of this duty cycle's budget (the engine renews it
+     * after each cycle, see {@link #renewBudget}). Returns packets sent.
+     */
     int serve(Qp qp) {
         ResponderState r = qp.resp;
         int sent = 0;
-        while (r.pendingReplies > 0 && sent < BUDGET) {
+        while (r.pendingReplies > 0 && r.replyBudget > 0) {
             ResponderState.Resource res = r.oldestPending();
-            int n = res.kind == ResponderState.Resource.READ ? sendReadResponses(qp, res, BUDGET - sent)
+            int n = res.kind == ResponderState.Resource.READ ? sendReadResponses(qp, res, r.replyBudget)
                 : answerAtomic(qp, res);
             if (n < 0) {
                 return sent; // the QP failed
             }
             sent += n;
+            r.replyBudget -= n;
         }
         if (r.pendingReplies == 0 && qp.state != QpState.ERR) {
             // what had to wait for the replies
@@ -378,6 +382,11 @@ final class RcResponder {
             }
         }
         return sent;
+    }
+
+    /** A new duty cycle: the QP may send {@link #BUDGET} more replies. */
+    static void renewBudget(Qp qp) {
+        qp.resp.replyBudget = BUDGET;
     }
 
     /**

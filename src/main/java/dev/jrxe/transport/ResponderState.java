@@ -52,6 +52,8 @@ final class ResponderState {
     int resourceCount;
     /** Entries with replies still to send. */
     int pendingReplies;
+    /** Replies this QP may still send in the current duty cycle. */
+    int replyBudget = RcResponder.BUDGET;
     /**
      * A request came in behind pending replies and was dropped: when the replies are out, a
      * PSN-sequence NAK makes the requester send it again.

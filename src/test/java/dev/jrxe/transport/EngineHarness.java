@@ -1,0 +1,142 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.memory.KeyTable;
+import dev.jrxe.memory.MemoryConfig;
+import dev.jrxe.wire.OpcodeTable;
+import dev.jrxe.wire.PacketWriter;
+import dev.jrxe.wire.RocePacket;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One engine on a {@link MemoryLink}, without a progress thread: the test connects QPs to a peer
+ * that exists only as the packets it injects, runs duty cycles on its own thread and reads what
+ * the engine sent. The receive path is the real one (RxDecoder, Engine.onPacket, RC transport).
+ */
+final class EngineHarness implements AutoCloseable {
+    static final int LOCAL = 0x7F000002;
+    static final int PEER = 0x7F000003;
+    static final int PORT = 4791;
+    static final int PEER_QPN = 0x4242;
+
+    /** A packet the engine sent, decoded and copied. */
+    record Sent(int opcode, int psn, int destQp, int syndrome, long atomicOriginal, byte[] payload) {
+    }
+
+    /** An async event the engine raised. */
+    record Event(Qp qp, int type) {
+    }
+
+    final MemoryLink link = new MemoryLink(LOCAL, PORT);
+    final KeyTable keys = new KeyTable(MemoryConfig.fromConfiguration());
+    final List<Event> events = new CopyOnWriteArrayList<>();
+    final Engine engine;
+    final Arena arena = Arena.ofShared();
+    final CompletionRing cq;
+    private final PacketWriter writer = new PacketWriter();
+    private final MemorySegment scratch = arena.allocate(8192, 8);
+
+    EngineHarness() {
+        this(null);
+    }
+
+    /** {@code resolver}: where the engine looks keys up; null for the harness's own key table. */
+    EngineHarness(KeyResolver resolver) {
+        engine = new Engine("harness", link, resolver != null ? resolver : keys::lookup,
+            (qp, type) -> events.add(new Event(qp, type)), () -> { }, false);
+        cq = new CompletionRing(4096, new CompletionRing.Listener() {
+            @Override
+            public void onCompletionEvent(CompletionRing ring) {
+            }
+
+            @Override
+            public void onOverflow(CompletionRing ring) {
+            }
+        });
+    }
+
+    /** An RC QP in RTS connected to the injected peer. */
+    Qp connect(int pd, int access, int maxDestRdAtomic, int rqPsn, int sqPsn, int mtu) {
+        Qp qp = new Qp(engine, QpType.RC, pd, new SendQueue(64, 4, 64, arena), new RecvQueue(64, 4), null, cq, cq,
+            false, arena);
+        engine.register(qp);
+        engine.withEngine(() -> {
+            qp.destAddr = PEER;
+            qp.destPort = PORT;
+            qp.destQpn = PEER_QPN;
+            qp.accessFlags = access;
+            qp.maxDestRdAtomic = maxDestRdAtomic;
+            qp.maxRdAtomic = 16;
+            qp.pathMtu = mtu;
+            qp.timeout = 14;
+            qp.retryCnt = 7;
+            qp.rnrRetry = 7;
+            qp.minRnrTimer = 12;
+            qp.rqPsn = rqPsn;
+            qp.sqPsn = sqPsn;
+            QpControl.enter(qp, QpState.INIT, false);
+            QpControl.enter(qp, QpState.RTR, false);
+            QpControl.enter(qp, QpState.RTS, true);
+        });
+        return qp;
+    }
+
+    /** Starts a packet from the peer to {@code qp}; fill its headers, then {@link #inject}. */
+    PacketWriter begin(int opcode, Qp qp, int psn) {
+        writer.begin(scratch, 0, opcode).bth().destQp(qp.qpn).psn(psn & 0xFFFFFF);
+        return writer;
+    }
+
+    MemorySegment payload(int length) {
+        return scratch.asSlice(writer.payloadOffset(), length);
+    }
+
+    /** Queues the packet being written (with {@code payloadLength} bytes) as coming from the peer. */
+    void inject(int payloadLength) {
+        inject(payloadLength, PEER);
+    }
+
+    void inject(int payloadLength, int from) {
+        int len = writer.finish(payloadLength);
+        link.inject(scratch, len, from, 0xC000);
+    }
+
+    /** Runs duty cycles until the injected packets are in and nothing more happens. */
+    void run() {
+        for (int i = 0; i < 10_000; i++) {
+            if (engine.runDutyCycle() <= 0 && link.inboundEmpty()) {
+                return;
+            }
+        }
+    }
+
+    /** What the engine sent since the last call, decoded. */
+    List<Sent> sent() {
+        List<Sent> out = new ArrayList<>();
+        RocePacket p = new RocePacket();
+        for (MemoryLink.Datagram d : link.takeSent()) {
+            p.wrap(d.segment(), 0, d.bytes().length);
+            int op = p.bth().opcode();
+            int f = OpcodeTable.flags(op);
+            byte[] payload = new byte[p.payloadLength()];
+            MemorySegment.copy(p.segment(), ValueLayout.JAVA_BYTE, p.payloadOffset(), payload, 0, payload.length);
+            out.add(new Sent(op, p.bth().psn(), p.bth().destQp(),
+                (f & OpcodeTable.HAS_AETH) != 0 ? p.aeth().syndrome() : -1,
+                (f & OpcodeTable.HAS_ATMACK) != 0 ? p.atomicAckEth().originalData() : 0, payload));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+        keys.deregisterAll();
+        arena.close();
+    }
+}
