@@ -14,9 +14,12 @@ final class Goldens {
     private Goldens() {
     }
 
-    /** The real rxe captures, found next to the repository (Maven basedir). */
-    static final Path CAPTURES = Path.of("..", "shared", "captures");
-    static final Path ORACLE = Path.of("..", "shared", "oracle");
+    /**
+     * The real rxe captures (copies of ../shared/captures, so that a clone tests alone), and the
+     * oracle's good, corrupt and edge-case packets (copies from ../shared/oracle).
+     */
+    static final Path CAPTURES = Path.of("src", "test", "resources", "captures");
+    static final Path ORACLE = Path.of("src", "test", "resources", "oracle");
     private static final Path GOLDENS = Path.of("src", "test", "resources", "goldens");
 
     static List<Path> captures() {
