@@ -5,8 +5,6 @@ import dev.jrxe.sys.Errno;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -41,7 +39,8 @@ public final class KeyTable {
     private final SecureRandom random = new SecureRandom();
     private final byte[] randomBytes = new byte[256];
     private int randomNext = randomBytes.length;
-    private final Set<OdpTranslation> implicitTranslations = ConcurrentHashMap.newKeySet();
+    /** Implicit ODP translations, copied on change so that the periodic reclaim allocates nothing. */
+    private volatile OdpTranslation[] implicitTranslations = new OdpTranslation[0];
     private int nextFresh = 1;
     private int used;
 
@@ -147,12 +146,16 @@ public final class KeyTable {
         used--;
     }
 
-    void trackImplicit(OdpTranslation t) {
-        implicitTranslations.add(t);
+    synchronized void trackImplicit(OdpTranslation t) {
+        OdpTranslation[] a = implicitTranslations;
+        OdpTranslation[] b = java.util.Arrays.copyOf(a, a.length + 1);
+        b[a.length] = t;
+        implicitTranslations = b;
     }
 
-    void untrackImplicit(OdpTranslation t) {
-        implicitTranslations.remove(t);
+    synchronized void untrackImplicit(OdpTranslation t) {
+        OdpTranslation[] a = implicitTranslations;
+        implicitTranslations = java.util.Arrays.stream(a).filter(x -> x != t).toArray(OdpTranslation[]::new);
     }
 
     /**

@@ -15,6 +15,8 @@ import dev.jrxe.net.LinkMode;
 import dev.jrxe.net.Links;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -22,12 +24,27 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * How the engine shares the CPU and the clock with the threads around it: its progress thread
- * must not spin against a thread that holds the engine, and a QP's ACK timeout must start when
+ * must not spin against a thread that holds the engine nor on an idle device (measured as its CPU
+ * time against wall time), and a QP's ACK timeout must start when
  * its packets have left, not when the duty cycle that built them began. Both once made a busy
  * 2-core machine retransmit although nothing was lost.
  */
 class EngineProgressTest {
     private static final String ADDRESS = "127.0.0.4";
+
+    /**
+     * CPU time the progress thread uses over {@code millis} of wall time, as a fraction. A thread
+     * that spins uses close to all of it (when it has a core); one that parks or sleeps in the
+     * kernel uses little.
+     */
+    private static double cpuShare(Thread t, long millis) throws InterruptedException {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long cpu0 = mx.getThreadCpuTime(t.threadId());
+        long wall0 = System.nanoTime();
+        Thread.sleep(millis);
+        long cpu = mx.getThreadCpuTime(t.threadId()) - cpu0;
+        return cpu / (double) (System.nanoTime() - wall0);
+    }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -35,7 +52,6 @@ class EngineProgressTest {
         try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
                 DatagramSealer.NONE);
              Engine engine = new Engine("park", link, key -> null, (qp, type) -> { }, () -> { })) {
-            Thread progress = thread("jrxe-park-progress");
             CountDownLatch held = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             Thread holder = Thread.ofPlatform().start(() -> engine.withEngine(() -> {
@@ -43,18 +59,23 @@ class EngineProgressTest {
                 awaitQuietly(release);
             }));
             held.await();
-            // A spinning progress thread is RUNNABLE at every sample; a parked one is mostly not.
-            boolean parked = false;
-            for (int i = 0; i < 5000 && !parked; i++) {
-                Thread.State s = progress.getState();
-                parked = s == Thread.State.TIMED_WAITING || s == Thread.State.WAITING;
-                if (!parked) {
-                    Thread.sleep(1);
-                }
-            }
+            double share = cpuShare(engine.progressThread(), 500);
             release.countDown();
             holder.join();
-            assertThat(parked).as("the progress thread parks while another thread holds the engine").isTrue();
+            assertThat(share).as("CPU share of the progress thread while another thread holds the engine")
+                .isLessThan(0.2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldSleepTheProgressThreadOfAnIdleDevice() throws Exception {
+        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
+                DatagramSealer.NONE);
+             Engine engine = new Engine("idle", link, key -> null, (qp, type) -> { }, () -> { })) {
+            Thread.sleep(50); // past its first rounds
+            assertThat(cpuShare(engine.progressThread(), 500)).as("CPU share of an idle device's progress thread")
+                .isLessThan(0.2);
         }
     }
 
@@ -112,13 +133,6 @@ class EngineProgressTest {
                 .as("ACK timeout counted from when the packet left (the flush took %d ms)", flushStall / 1_000_000)
                 .isGreaterThanOrEqualTo(RnrTimer.ackTimeoutNanos(qp.timeout));
         }
-    }
-
-    private static Thread thread(String name) {
-        return Thread.getAllStackTraces().keySet().stream()
-            .filter(t -> t.getName().equals(name))
-            .findFirst()
-            .orElseThrow();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

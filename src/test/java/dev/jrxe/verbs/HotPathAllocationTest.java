@@ -1,7 +1,5 @@
 package dev.jrxe.verbs;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.sun.management.ThreadMXBean;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
@@ -9,9 +7,11 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * Posting and polling allocate nothing: the thread that posts SENDs, RDMA WRITEs and READs and
- * polls their completions (and thereby runs both devices' engines: requester, responder,
- * completer, link) allocates no bytes per operation once warm.
+ * Posting and polling allocate nothing: once warm, neither the thread that posts SENDs, RDMA
+ * WRITEs and READs and polls their completions (and thereby runs both devices' engines:
+ * requester, responder, completer, link) nor either device's progress thread allocates a byte
+ * in a window of 2,000 rounds. The count is exact: every thread of both devices, summed, no
+ * rounding.
  */
 class HotPathAllocationTest {
 
@@ -42,7 +42,7 @@ class HotPathAllocationTest {
                     b += f.cqb.poll(wc);
                 }
             };
-            assertThat(bytesPerRound(round)).as("bytes allocated per round of 3 operations").isZero();
+            assertAllocatesNothing(f, round);
         }
     }
 
@@ -65,20 +65,43 @@ class HotPathAllocationTest {
                     Thread.onSpinWait();
                 }
             };
-            assertThat(bytesPerRound(round)).as("bytes allocated per SEND whose ACK was held and released").isZero();
+            assertAllocatesNothing(f, round);
         }
     }
 
-    /** Bytes this thread allocates per {@code round}, measured over 2,000 rounds after 20,000 to warm up. */
-    private static long bytesPerRound(Runnable round) {
+    /**
+     * Bytes allocated by this thread and both devices' progress threads together, exactly, over
+     * windows of 2,000 rounds after 20,000 to warm up. One window without a single byte shows the
+     * path allocates nothing per operation (any per-packet allocation shows in every window); a
+     * one-off allocation by the JIT's changes of code (seen: 240 bytes once in 40 windows) may
+     * fall into a window, so up to ten are measured. The reads of the counters allocate nothing.
+     */
+    private static void assertAllocatesNothing(RcFixture f, Runnable round) {
         ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] progress = {f.a.engine().progressThread().threadId(), f.b.engine().progressThread().threadId()};
         for (int i = 0; i < 20_000; i++) {
             round.run();
         }
-        long before = mx.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 2_000; i++) {
-            round.run();
+        long[] windows = new long[10];
+        for (int w = 0; w < windows.length; w++) {
+            long before = allocated(mx, progress);
+            for (int i = 0; i < 2_000; i++) {
+                round.run();
+            }
+            windows[w] = allocated(mx, progress) - before;
+            if (windows[w] == 0) {
+                return;
+            }
         }
-        return (mx.getCurrentThreadAllocatedBytes() - before) / 2_000;
+        throw new AssertionError("bytes allocated by the polling thread and both progress threads in each window of"
+            + " 2,000 rounds: " + java.util.Arrays.toString(windows));
+    }
+
+    private static long allocated(ThreadMXBean mx, long[] progress) {
+        long sum = mx.getCurrentThreadAllocatedBytes();
+        for (long id : progress) {
+            sum += mx.getThreadAllocatedBytes(id);
+        }
+        return sum;
     }
 }
