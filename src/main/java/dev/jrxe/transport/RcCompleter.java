@@ -48,7 +48,7 @@ final class RcCompleter {
             return;
         }
         if (psn >= qp.psnHigh) {
-            engine.counters.inc(TransportCounters.OUT_OF_WINDOW_RESPONSE); // stale, or never sent
+            engine.counters.inc(TransportCounters.UNEXPECTED_RESPONSE); // stale, or never sent
             return;
         }
         if (opcode == Opcodes.RC_ACKNOWLEDGE) {
@@ -151,17 +151,20 @@ final class RcCompleter {
         completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
+            unexpected();
             return;
         }
         SendWqe w = sq.at(sq.consumer());
         if (w.opcode != WrOpcode.RDMA_READ || w.state != SendWqe.PENDING || w.status != WcStatus.SUCCESS) {
+            unexpected();
             return;
         }
         int mtu = qp.pathMtu;
         long expected = w.firstPsn + w.offset / mtu;
         long d = psn - expected;
         if (d < 0) {
-            return; // duplicate
+            unexpected(); // a duplicate
+            return;
         }
         if (d > 0) {
             // responses went missing: re-read the remainder
@@ -172,7 +175,8 @@ final class RcCompleter {
         boolean first = OpcodeTable.has(opcode, OpcodeTable.FIRST);
         boolean last = OpcodeTable.has(opcode, OpcodeTable.LAST);
         if (first != (w.offset == 0)) {
-            return; // out of the opcode sequence: treat like a stray duplicate
+            unexpected(); // out of the opcode sequence: treat like a stray duplicate
+            return;
         }
         int len = pkt.payloadLength();
         if (w.offset + len > w.length || (!last && len != mtu)) {
@@ -203,10 +207,12 @@ final class RcCompleter {
         completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
+            unexpected();
             return;
         }
         SendWqe w = sq.at(sq.consumer());
         if (!WrOpcode.isAtomic(w.opcode) || w.state != SendWqe.PENDING || w.firstPsn != psn) {
+            unexpected();
             return;
         }
         atomicScratch.set(ValueLayout.JAVA_LONG, 0, pkt.atomicAckEth().originalData());
@@ -219,6 +225,10 @@ final class RcCompleter {
         qp.rdAtomicInFlight--;
         Completions.send(qp, w, WcStatus.SUCCESS);
         progress(qp, psn + 1);
+    }
+
+    private void unexpected() {
+        engine.counters.inc(TransportCounters.UNEXPECTED_RESPONSE);
     }
 
     // ---------------------------------------------------------------- negative

@@ -31,8 +31,12 @@ public final class TransportCounters {
     public static final int BEHIND_REPLIES = 18;
     /** An ACK or NAK for the PSN before the oldest unacknowledged one: says nothing new. */
     public static final int DUPLICATE_ACK = 19;
-    /** A response outside the window of PSNs sent and not acknowledged (stale, or never sent). */
-    public static final int OUT_OF_WINDOW_RESPONSE = 20;
+    /**
+     * A response that matches nothing outstanding: outside the window of PSNs sent and not
+     * acknowledged (stale, or never sent), or not what the oldest request expects (a duplicated
+     * READ response, a READ response or atomic acknowledgement for another kind of request).
+     */
+    public static final int UNEXPECTED_RESPONSE = 20;
     /** An unexpected exception in a QP's transport: that QP was moved to the error state. */
     public static final int TRANSPORT_ERRORS = 21;
     /** An unexpected exception in the engine's own work (receive loop, housekeeping). */
@@ -42,7 +46,7 @@ public final class TransportCounters {
         "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
         "send_rnr_err", "rcvd_seq_err", "ack_deferred", "retry_exceeded_err", "retry_rnr_exceeded_err",
         "completer_retry_err", "send_err", "link_downed", "rdma_sends", "rdma_recvs", "sent_bytes",
-        "rcvd_bytes", "duplicate_dropped", "behind_replies", "duplicate_ack", "out_of_window_response",
+        "rcvd_bytes", "duplicate_dropped", "behind_replies", "duplicate_ack", "unexpected_response",
         "transport_errors", "engine_errors",
     };
 
