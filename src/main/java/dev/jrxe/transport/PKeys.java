@@ -1,7 +1,7 @@
 package dev.jrxe.transport;
 
 /**
- * Partition keys (IBTA 10.9.1): 15 bits of partition and a membership bit (0x8000 = full). Two
+ * Partition keys: 15 bits of partition and a membership bit (0x8000 = full). Two
  * match when their partitions are equal and not the invalid partition 0, and at least one of them
  * is a full member (two limited members may not talk). rxe's pkey_match.
  */

@@ -17,14 +17,15 @@ import java.lang.foreign.MemorySegment;
  * unacknowledged (a READ may add its responses beyond that, up to {@link #MAX_SPAN} outstanding
  * PSNs in all, so that the responder can still tell a retransmission from a new request), honours
  * fence and the RDMA READ/atomic credit (max_rd_atomic). In SQD it finishes the work requests it
- * has started, retransmissions included, and starts no new one (IBTA 10.3.1, rxe req_next_wqe).
+ * has started, retransmissions included, and starts no new one (rxe req_next_wqe).
  */
 final class RcRequester {
     static final int MAX_PKT_PER_ACK = 64;
     static final int MAX_UNACKED_PSNS = 128;
     /**
-     * Most PSNs outstanding at once: 2^23, half the PSN space. Beyond it a responder could take a
-     * retransmitted request for a new one (IBTA C9-96: the duplicate window is 2^23 PSNs).
+     * Most PSNs outstanding at once: 2^23, half the PSN space. Beyond it a responder, which takes
+     * the 2^23 PSNs behind the one it expects for duplicates, could take a retransmitted request
+     * for a new one.
      */
     static final long MAX_SPAN = 1L << 23;
     /** Packets one QP may send per duty cycle, so that one busy QP cannot starve the others. */

@@ -98,7 +98,7 @@ class RcSourceCheckTest {
             assertThat(v.peer.quietFor(300)).isEmpty();
             assertThat(RcVictim.allBytes(buf, (byte) 0)).isTrue();
             assertThat(drops(v.dev, "BAD_PKEY")).isEqualTo(2);
-            // a limited member of the default partition still matches the full member 0xFFFF (IBTA 10.9.3)
+            // a limited member of the default partition still matches the full member 0xFFFF (pkey_match)
             write(v.peer, v.qp.qpNum(), PEER_START_PSN, buf.address(), mr.rkey(), 0x7FFF, (byte) 0x77);
             assertThat(v.peer.await(RawPeer.Packet::isAck, 5000)).isNotNull();
             assertThat(RcVictim.allBytes(buf.asSlice(0, 64), (byte) 0x77)).isTrue();
