@@ -71,16 +71,21 @@ class RcRobustnessTest {
             MemorySegment small = v.memory(4096, (byte) 0);
             MemoryRegion smr = v.pd.registerMemory(small, Access.LOCAL_WRITE);
             qp2.postRecv(new RecvWr(1).sge(small.address(), 4096, smr.lkey()));
-            // one READ of 8192 responses on the first QP and a SEND on the second, in one batch
-            PacketWriter w = v.peer.begin(Opcodes.RC_RDMA_READ_REQUEST, v.qp.qpNum(), PEER_START_PSN);
-            w.bth().ackReq(true);
-            w.reth().va(big.address()).rkey(mr.rkey()).dmaLength(size);
-            v.peer.commit(0, VICTIM);
-            w = v.peer.begin(Opcodes.RC_SEND_ONLY, qp2.qpNum(), PEER_START_PSN);
-            w.bth().ackReq(true);
-            v.peer.payload(16).fill((byte) 1);
-            v.peer.commit(16, VICTIM);
-            v.peer.flush();
+            // one READ of 8192 responses on the first QP and a SEND on the second, in one receive
+            // batch: they arrive while the test holds the victim's engine, whose next duty cycle
+            // then finds both
+            v.dev.engine().withEngine(() -> {
+                PacketWriter w = v.peer.begin(Opcodes.RC_RDMA_READ_REQUEST, v.qp.qpNum(), PEER_START_PSN);
+                w.bth().ackReq(true);
+                w.reth().va(big.address()).rkey(mr.rkey()).dmaLength(size);
+                v.peer.commit(0, VICTIM);
+                w = v.peer.begin(Opcodes.RC_SEND_ONLY, qp2.qpNum(), PEER_START_PSN);
+                w.bth().ackReq(true);
+                v.peer.payload(16).fill((byte) 1);
+                v.peer.commit(16, VICTIM);
+                v.peer.flush();
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+            });
             int responses = size / 1024;
             List<RawPeer.Packet> got = v.peer.awaitCount(responses + 1, 20_000);
             int ackAt = -1;
