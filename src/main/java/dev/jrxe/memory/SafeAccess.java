@@ -161,8 +161,16 @@ final class SafeAccess {
      * right permission, then copy directly. This leaves a race with a concurrent munmap of memory
      * jrxe does not own; it is used only where the kernel copy is unavailable.
      */
+    /**
+     * Where process_vm_readv/writev are filtered (a seccomp profile): whether a CPU copy of the
+     * range cannot fault. Only MADV_POPULATE (Linux 5.14+) can tell: it fails on PROT_NONE and on
+     * what is not mapped. mincore, all that older kernels offer, succeeds on PROT_NONE mappings
+     * (the JVM reserves many), so there every access is refused. What remains is a race with an
+     * munmap by the application itself between this check and the copy, never something a peer
+     * can cause.
+     */
     private static boolean validated(long addr, long len, boolean write) {
-        return populate(addr, len, write) == 0;
+        return POPULATE_AVAILABLE && populate(addr, len, write) == 0;
     }
 
     /** The kernel path hands raw pointers to the kernel: check the caller's buffer ourselves. */

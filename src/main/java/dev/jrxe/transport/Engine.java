@@ -525,6 +525,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         qp.state = QpState.ERR;
         qp.sqDraining = false;
         qp.resp.abandonReplies();
+        qp.resp.ackPending = false; // nothing of a failed QP is acknowledged any more
         Completions.flushAll(qp);
         if (asyncEvent >= 0) {
             events.qpEvent(qp, asyncEvent);

@@ -113,6 +113,11 @@ public final class Qp {
         return state;
     }
 
+    /** Whether READ responses or atomic acknowledgements are still to be sent (read under the engine). */
+    public boolean repliesPending() {
+        return resp.pendingReplies > 0;
+    }
+
     /** Whether the QP is in SQD with work requests still in progress. */
     public boolean sqDraining() {
         return sqDraining;

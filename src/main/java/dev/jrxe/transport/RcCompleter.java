@@ -98,8 +98,10 @@ final class RcCompleter {
                 if (psn >= missing) {
                     limit = missing;
                     if (plainAck && w.state == SendWqe.PENDING) {
-                        // The responder has executed it, yet its response is missing: ask again.
-                        retry(qp, missing, false);
+                        // The responder has executed it, yet its response is missing: ask again
+                        // (a retry like any other: a peer that keeps ACKing without answering
+                        // cannot hold the READ outstanding forever)
+                        retry(qp, missing, true);
                     }
                 }
                 break;
@@ -125,9 +127,14 @@ final class RcCompleter {
         return limit;
     }
 
-    /** Forward progress: the retry budget is restored and the timer restarted. */
+    /**
+     * Forward progress: the retry budget is restored and the timer restarted. A response that
+     * completes nothing new (a duplicate, a plain ACK of what was acknowledged) leaves the timer
+     * running, so that it cannot hold a request outstanding forever.
+     */
     private void progress(Qp qp, long newCompPsn) {
-        if (newCompPsn > qp.compPsn) {
+        boolean moved = newCompPsn > qp.compPsn;
+        if (moved) {
             qp.compPsn = newCompPsn;
             qp.retryLeft = qp.retryCnt;
             qp.rnrRetryLeft = qp.rnrRetry;
@@ -139,7 +146,7 @@ final class RcCompleter {
         }
         if (qp.psnHigh <= qp.compPsn && qp.sq.consumer() >= qp.sq.next) {
             qp.retransmitDeadline = 0;
-        } else {
+        } else if (moved || qp.retransmitDeadline == 0) {
             long t = RnrTimer.ackTimeoutNanos(qp.timeout);
             qp.retransmitDeadline = t == 0 ? 0 : engine.now + t;
         }
@@ -179,7 +186,11 @@ final class RcCompleter {
             return;
         }
         int len = pkt.payloadLength();
-        if (w.offset + len > w.length || (!last && len != mtu)) {
+        // each response as long as the MTU says, the last one at the READ's last PSN with the
+        // last bytes: anything else would put the completer's PSNs out of step with the requester's
+        boolean completes = w.offset + len == w.length;
+        if (len > mtu || w.offset + len > w.length || (!last && (len != mtu || completes))
+            || (last && (!completes || psn != w.lastPsn))) {
             finishWithError(qp, w, WcStatus.BAD_RESP_ERR);
             return;
         }
@@ -193,10 +204,6 @@ final class RcCompleter {
         }
         w.offset += len;
         if (last) {
-            if (w.offset != w.length) {
-                finishWithError(qp, w, WcStatus.BAD_RESP_ERR);
-                return;
-            }
             qp.rdAtomicInFlight--;
             Completions.send(qp, w, WcStatus.SUCCESS);
         }

@@ -24,11 +24,14 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>READs and atomics become entries of the resource ring; their replies are sent in PSN order,
  * at most {@value #BUDGET} packets per QP and duty cycle, so one huge READ does not stall the
- * device. While replies are pending, a SEND or WRITE cannot be acknowledged before them: it is
- * dropped and a PSN-sequence NAK after the replies has the requester send it again. Every byte
- * a response carries is read through a checked {@link MemoryKey} access, retransmissions and
- * duplicates included. A duplicate READ is answered only inside the range, key and PSNs of the
- * original request (rxe's rule); a duplicate atomic gets the value it returned the first time.
+ * device. A SEND or WRITE that arrives while replies are pending is executed at once (a request
+ * may pass an earlier READ's data: that is what the requester's fence is for), but its ACK waits
+ * until the replies are out, so the wire keeps PSN order. What cannot wait that way (a PSN-sequence
+ * NAK, an RNR NAK) is replaced by one PSN-sequence NAK after the replies, and the requester sends
+ * again. Every byte a response carries is read through a checked {@link MemoryKey} access,
+ * retransmissions and duplicates included. A duplicate READ is answered only inside the range,
+ * key and PSNs of the original request (rxe's rule); a duplicate atomic gets the value it returned
+ * the first time.
  */
 final class RcResponder {
     private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
@@ -52,6 +55,7 @@ final class RcResponder {
         if (d > 0) {
             engine.counters.inc(TransportCounters.OUT_OF_SEQ_REQUEST);
             if (r.pendingReplies > 0) {
+                engine.counters.inc(TransportCounters.BEHIND_REPLIES);
                 r.nakAfterReplies = true; // a NAK now would overtake the pending replies
             } else if (!r.seqNakSent) {
                 r.seqNakSent = true;
@@ -65,13 +69,6 @@ final class RcResponder {
             }
             engine.counters.inc(TransportCounters.DUPLICATE_REQUEST);
             duplicate(qp, pkt, opcode, psn);
-            return;
-        }
-        boolean readOrAtomic = OpcodeTable.has(opcode, OpcodeTable.READ) || OpcodeTable.has(opcode, OpcodeTable.ATOMIC);
-        if (r.pendingReplies > 0 && !readOrAtomic) {
-            // its ACK could not go before the replies under way: the requester sends it again
-            engine.counters.inc(TransportCounters.BEHIND_REPLIES);
-            r.nakAfterReplies = true;
             return;
         }
         r.seqNakSent = false;
@@ -131,9 +128,7 @@ final class RcResponder {
             RecvQueue q = qp.recvQueue();
             RecvWqe head = q == null ? null : q.peek();
             if (head == null) {
-                engine.counters.inc(TransportCounters.SEND_RNR_ERR);
-                flushAck(qp);
-                qp.engine.out.ack(qp, Aeth.rnrNak(qp.minRnrTimer), psn, r.msn);
+                rnr(qp, psn);
                 return;
             }
             copyWqe(head, r.taken);
@@ -143,6 +138,13 @@ final class RcResponder {
             r.inProgress = ResponderState.IN_SEND;
         }
         RecvWqe w = r.recvWqe;
+        if (r.recvOffset + len > MAX_MESSAGE) {
+            // longer than the largest message (a WC's byte_len could not say it)
+            Completions.recv(qp, w, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);
+            r.recvWqe = null;
+            classC(qp, Aeth.NAK_INVALID_REQ, -1, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
         if (r.recvOffset + len > w.length) {
             // the message does not fit the receive buffer
             Completions.recv(qp, w, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);
@@ -210,6 +212,22 @@ final class RcResponder {
         return false;
     }
 
+    /**
+     * No receive WQE for {@code psn}: an RNR NAK (class B), or, while READ replies are pending
+     * (an RNR NAK would overtake them), a drop and a PSN-sequence NAK after them.
+     */
+    private void rnr(Qp qp, int psn) {
+        ResponderState r = qp.resp;
+        if (r.pendingReplies > 0) {
+            engine.counters.inc(TransportCounters.BEHIND_REPLIES);
+            r.nakAfterReplies = true;
+            return;
+        }
+        engine.counters.inc(TransportCounters.SEND_RNR_ERR);
+        flushAck(qp);
+        engine.out.ack(qp, Aeth.rnrNak(qp.minRnrTimer), psn, r.msn);
+    }
+
     private static void copyWqe(RecvWqe from, RecvWqe to) {
         to.wrId = from.wrId;
         to.numSge = from.numSge;
@@ -239,9 +257,7 @@ final class RcResponder {
             // WRITE with immediate consumes a receive WQE: without one, RNR before touching memory
             RecvQueue q = qp.recvQueue();
             if ((first || r.recvWqe == null) && (q == null || q.peek() == null)) {
-                engine.counters.inc(TransportCounters.SEND_RNR_ERR);
-                flushAck(qp);
-                engine.out.ack(qp, Aeth.rnrNak(qp.minRnrTimer), psn, r.msn);
+                rnr(qp, psn);
                 return;
             }
         }
@@ -325,7 +341,7 @@ final class RcResponder {
         res.length = len;
         res.cursor(psn, res.va, len);
         r.ePsn = Psn.add(psn, packets);
-        flushAck(qp);
+        ackBeforeReplies(qp);
         r.enqueue(res);
         serve(qp);
     }
@@ -348,12 +364,22 @@ final class RcResponder {
         res.swapAdd = a.swapAdd();
         r.ePsn = Psn.add(psn, 1);
         r.ackablePsn = r.ePsn;
-        flushAck(qp);
+        ackBeforeReplies(qp);
         r.enqueue(res);
         serve(qp);
     }
 
     // ---------------------------------------------------------------- replies
+
+    /**
+     * A READ or atomic joins the replies: an ACK owed for earlier requests goes first, unless
+     * replies are already pending (then it is for a request after them, and waits for them).
+     */
+    private void ackBeforeReplies(Qp qp) {
+        if (qp.resp.pendingReplies == 0) {
+            flushAck(qp);
+        }
+    }
 
     /**
      * Sends pending replies from what is left of this duty cycle's budget (the engine renews it
@@ -441,6 +467,7 @@ final class RcResponder {
             res.resid -= n;
             res.curPsn = Psn.next(res.curPsn);
             if (last) {
+                res.answered = true;
                 r.done(res);
                 break;
             }
@@ -483,6 +510,7 @@ final class RcResponder {
         out.aeth().syndrome(Aeth.ACK).msn(res.msn);
         out.atomicAck().originalData(res.original);
         out.commit();
+        res.answered = true;
         r.done(res);
         return 1;
     }
@@ -515,12 +543,8 @@ final class RcResponder {
             }
             return; // not executed yet: its acknowledgement is still to come
         }
-        if (r.pendingReplies > 0) {
-            // the replies under way will acknowledge it (they come after it in PSN order)
-            engine.counters.inc(TransportCounters.DUPLICATE_DROPPED);
-            return;
-        }
-        // SEND / WRITE already executed: acknowledge again up to the last one (C9-105)
+        // SEND / WRITE already executed: acknowledge again up to the last one (C9-105); with
+        // replies pending the ACK waits for them (the engine sends no ACK ahead of replies)
         deferAck(qp, Psn.add(r.ackablePsn, -1), false);
     }
 
@@ -544,8 +568,8 @@ final class RcResponder {
     /** Queues the replies of {@code res} again, after the ACK of what came before it. */
     private void replay(Qp qp, ResponderState.Resource res) {
         ResponderState r = qp.resp;
-        if (r.ackPending && Psn.diff(r.ackPsn, res.firstPsn) < 0) {
-            flushAck(qp); // an ACK for later requests waits until the replies are out
+        if (r.pendingReplies == 0 && r.ackPending && Psn.diff(r.ackPsn, res.firstPsn) < 0) {
+            flushAck(qp); // an owed ACK for later requests waits until the replies are out
         }
         r.enqueue(res);
         serve(qp);
@@ -559,6 +583,9 @@ final class RcResponder {
      * completed a receive (any other owed ACK in the same batch makes it go at once).
      */
     private void deferAck(Qp qp, int psn, boolean holdable) {
+        if (qp.state == QpState.ERR) {
+            return; // failed while executing (a CQ overflow): nothing is acknowledged
+        }
         ResponderState r = qp.resp;
         boolean wasOwed = r.ackPending;
         if (wasOwed) {

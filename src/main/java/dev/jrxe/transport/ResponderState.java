@@ -55,8 +55,9 @@ final class ResponderState {
     /** Replies this QP may still send in the current duty cycle. */
     int replyBudget = RcResponder.BUDGET;
     /**
-     * A request came in behind pending replies and was dropped: when the replies are out, a
-     * PSN-sequence NAK makes the requester send it again.
+     * A NAK could not go while replies were pending (a request out of sequence, or one without a
+     * receive WQE, was dropped): when the replies are out, a PSN-sequence NAK makes the requester
+     * send again from the expected PSN.
      */
     boolean nakAfterReplies;
 
@@ -80,6 +81,8 @@ final class ResponderState {
         int msn;
         /** MSN assigned (the request was executed or began to be answered). */
         boolean started;
+        /** Every reply was sent once: what is pending now is the replay of a duplicate. */
+        boolean answered;
 
         // ---- atomic
         int opcode;
@@ -115,12 +118,18 @@ final class ResponderState {
         }
         Resource res = resources[resourceHead];
         if (resourceCount == capacity && res.pending) {
-            return null; // the requester has more outstanding than max_dest_rd_atomic
+            if (!res.answered) {
+                return null; // the requester has more outstanding than max_dest_rd_atomic
+            }
+            // only a replay for a duplicate of a request answered long ago: the requester, which
+            // sends this new one, no longer waits for it (rxe reuses the oldest entry too)
+            done(res);
         }
         resourceHead = (resourceHead + 1) % capacity;
         resourceCount = Math.min(capacity, resourceCount + 1);
         res.kind = 0;
         res.started = false;
+        res.answered = false;
         res.executed = false;
         res.pending = false;
         return res;

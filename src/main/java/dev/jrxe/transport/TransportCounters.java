@@ -27,7 +27,10 @@ public final class TransportCounters {
     public static final int RCVD_BYTES = 16;
     /** A duplicate request that matches nothing it may replay (IBTA class D): dropped. */
     public static final int DUPLICATE_DROPPED = 17;
-    /** A request that came while READ responses were still going out: dropped, NAKed after them. */
+    /**
+     * A request that needed a NAK (out of sequence, no receive WQE) while READ responses were still
+     * going out: dropped, and a PSN-sequence NAK after the responses.
+     */
     public static final int BEHIND_REPLIES = 18;
     /** An ACK or NAK for the PSN before the oldest unacknowledged one: says nothing new. */
     public static final int DUPLICATE_ACK = 19;

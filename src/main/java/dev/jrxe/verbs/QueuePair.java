@@ -162,6 +162,11 @@ public final class QueuePair implements AutoCloseable {
         if ((mask & QpAttrMask.CAP) != 0) {
             throw VerbsException.einval("QP capabilities cannot be modified");
         }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0 && qp.repliesPending()) {
+            // a new max_dest_rd_atomic starts the READ/atomic resources over (rxe): not while
+            // READ responses the peer waits for are still going out
+            throw VerbsException.einval("max_dest_rd_atomic cannot change while READ responses are pending");
+        }
     }
 
     private void apply(QpAttr a, int mask, int next) {

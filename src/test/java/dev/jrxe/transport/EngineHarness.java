@@ -50,7 +50,12 @@ final class EngineHarness implements AutoCloseable {
     EngineHarness(KeyResolver resolver) {
         engine = new Engine("harness", link, resolver != null ? resolver : keys::lookup,
             (qp, type) -> events.add(new Event(qp, type)), () -> { }, false);
-        cq = new CompletionRing(4096, new CompletionRing.Listener() {
+        cq = ring(4096);
+    }
+
+    /** A completion ring of {@code capacity} entries nobody is told about. */
+    static CompletionRing ring(int capacity) {
+        return new CompletionRing(capacity, new CompletionRing.Listener() {
             @Override
             public void onCompletionEvent(CompletionRing ring) {
             }
@@ -63,7 +68,12 @@ final class EngineHarness implements AutoCloseable {
 
     /** An RC QP in RTS connected to the injected peer. */
     Qp connect(int pd, int access, int maxDestRdAtomic, int rqPsn, int sqPsn, int mtu) {
-        Qp qp = new Qp(engine, QpType.RC, pd, new SendQueue(64, 4, 64, arena), new RecvQueue(64, 4), null, cq, cq,
+        return connect(pd, access, maxDestRdAtomic, rqPsn, sqPsn, mtu, cq);
+    }
+
+    /** The same, with its completions in {@code ring}. */
+    Qp connect(int pd, int access, int maxDestRdAtomic, int rqPsn, int sqPsn, int mtu, CompletionRing ring) {
+        Qp qp = new Qp(engine, QpType.RC, pd, new SendQueue(64, 4, 64, arena), new RecvQueue(64, 4), null, ring, ring,
             false, arena);
         engine.register(qp);
         engine.withEngine(() -> {

@@ -107,6 +107,35 @@ class RcRobustnessTest {
     }
 
     @Test
+    void shouldRefuseANewMaxDestRdAtomicWhileReadResponsesArePending() {
+        try (RcVictim v = new RcVictim(DeviceConfig.of("victim", VICTIM), 64 << 20).connect()) {
+            MemorySegment big = v.memory(1 << 20, (byte) 0x21);
+            MemoryRegion mr = v.pd.registerMemory(big, Access.LOCAL_WRITE | Access.REMOTE_READ);
+            v.qp.modify(new QpAttr().state(QpState.SQD), QpAttrMask.STATE);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (v.qp.query().sqDraining && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            QpAttr more = new QpAttr().state(QpState.SQD);
+            more.maxDestRdAtomic = 8;
+            int mask = QpAttrMask.STATE | QpAttrMask.MAX_DEST_RD_ATOMIC;
+            v.dev.engine().withEngine(() -> {
+                PacketWriter w = v.peer.begin(Opcodes.RC_RDMA_READ_REQUEST, v.qp.qpNum(), PEER_START_PSN);
+                w.bth().ackReq(true);
+                w.reth().va(big.address()).rkey(mr.rkey()).dmaLength(1 << 20);
+                v.peer.send(0, VICTIM);
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+                v.dev.engine().runDutyCycle(); // takes the READ and sends its first 64 responses
+                assertThatThrownBy(() -> v.qp.modify(more, mask)).isInstanceOf(VerbsException.class)
+                    .extracting(e -> ((VerbsException) e).errno()).isEqualTo(Errno.EINVAL);
+            });
+            assertThat(v.peer.awaitCount(1024, 10_000)).hasSize(1024);
+            v.qp.modify(more, mask);
+            assertThat(v.qp.query().maxDestRdAtomic).isEqualTo(8);
+        }
+    }
+
+    @Test
     void shouldNotLetAModifyUndoAnErrorThatHappenedWhileItWaitedForTheEngine() throws Exception {
         try (RcFixture f = new RcFixture(4096)) {
             f.connect();
