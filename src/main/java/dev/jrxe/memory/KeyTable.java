@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *       has been used once, and after that only in FIFO order of deregistration: with {@code n}
  *       keys live, at least {@code max_mr - n} registrations come between a key's death and the
  *       reuse of its index (524,286 with the default max_mr and one live key).</li>
- *   <li>Each reuse of an index draws its 8-bit key at random (a {@link SecureRandom}), never the
+ *   <li>Each reuse of an index draws its 8-bit key at random (a {@link SecureRandom} unless a
+ *       simulation seeds it), never the
  *       value the index had just before (rxe's {@code rxe_get_next_key}). So the first region to
  *       reuse the index never matches the stale key, and every later one matches it with
  *       probability 1/255, independently of the others (KeyTableTest measures it).</li>
@@ -36,7 +37,7 @@ public final class KeyTable {
     private final int[][] lastKeys;
     /** Freed indices, oldest first; used once every index has been handed out fresh. */
     private final IntFifo freeIndices = new IntFifo();
-    private final SecureRandom random = new SecureRandom();
+    private final java.util.random.RandomGenerator random;
     private final byte[] randomBytes = new byte[256];
     private int randomNext = randomBytes.length;
     /** Implicit ODP translations, copied on change so that the periodic reclaim allocates nothing. */
@@ -49,7 +50,16 @@ public final class KeyTable {
     }
 
     public KeyTable(MemoryConfig config) {
+        this(config, new SecureRandom());
+    }
+
+    /**
+     * A table whose 8-bit keys come from {@code random}: a {@link SecureRandom} in production, a
+     * seeded generator where a run must repeat exactly (a simulation).
+     */
+    public KeyTable(MemoryConfig config, java.util.random.RandomGenerator random) {
         this.config = config;
+        this.random = random;
         int pageCount = config.maxMr() / PAGE + 2;
         this.pages = new AtomicReferenceArray<>(pageCount);
         this.lastKeys = new int[pageCount][];

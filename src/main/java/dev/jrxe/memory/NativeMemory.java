@@ -67,6 +67,38 @@ public final class NativeMemory {
     }
 
     /**
+     * Maps {@code bytes} as {@link #map} does, but at {@code address} (a multiple of
+     * {@link #GRANULE}), where nothing is mapped yet (MAP_FIXED_NOREPLACE); null when something is.
+     * For runs that must see the same addresses every time (the simulator: addresses travel in
+     * RDMA headers).
+     *
+     * @throws MemoryException EINVAL for a bad size or an address that is not granule aligned
+     */
+    @SuppressWarnings("restricted") // the segment spans exactly the new mapping
+    public static MemorySegment mapAt(long address, long bytes) {
+        if (bytes <= 0 || bytes > Long.MAX_VALUE / 2 || (address & (GRANULE - 1)) != 0) {
+            throw new MemoryException(Errno.EINVAL, "bad fixed mapping 0x" + Long.toHexString(address) + " " + bytes);
+        }
+        long length = Mem.alignUp(bytes, GRANULE);
+        long raw = Mem.mmap(address, length, Mem.PROT_READ | Mem.PROT_WRITE,
+                Mem.MAP_PRIVATE | Mem.MAP_ANONYMOUS | Mem.MAP_NORESERVE | Mem.MAP_FIXED_NOREPLACE, -1, 0);
+        if (raw < 0) {
+            return null;
+        }
+        if (raw != address) { // a kernel before 4.17 takes the flag as a hint
+            Mem.munmap(raw, length);
+            return null;
+        }
+        LOCK.lock();
+        try {
+            MAPPINGS.put(address, length);
+        } finally {
+            LOCK.unlock();
+        }
+        return MemorySegment.ofAddress(address).reinterpret(bytes);
+    }
+
+    /**
      * Unmaps a mapping returned by {@link #map}: registered regions covering it are invalidated and
      * in-flight accesses finish first; later accesses end in {@link MemStatus#FAULT}.
      *

@@ -49,7 +49,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final Thread progressThread;
 
     private final Object tableLock = new Object();
-    private final QpNumbers numbers = new QpNumbers();
+    private final QpNumbers numbers;
+    private final java.util.function.LongSupplier clock;
     /** Slots are used fresh up to this many before freed ones come back (the device's max_qp). */
     private static final int MAX_FRESH_SLOTS = (1 << 20) - 16;
     private int nextSlot = 1;
@@ -67,16 +68,23 @@ public final class Engine implements PacketSink, AutoCloseable {
     private long nextHousekeeping;
 
     public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping) {
-        this(name, link, keys, events, housekeeping, true);
+        this(name, link, keys, events, housekeeping, EngineOptions.DEFAULT);
     }
 
     /**
      * {@code progressThread} false: no background thread; the engine runs only when a caller
-     * drives it ({@link #driveFromApp}, posting, {@link #withEngine}), as tests and harnesses
-     * that want every step on their own thread need.
+     * drives it ({@link #runDutyCycle}, {@link #driveFromApp}, posting, {@link #withEngine}), as
+     * tests and harnesses that want every step on their own thread need.
      */
     public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping,
                   boolean progressThread) {
+        this(name, link, keys, events, housekeeping, new EngineOptions(progressThread, System::nanoTime, 0));
+    }
+
+    public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping,
+                  EngineOptions options) {
+        this.clock = options.clock();
+        this.numbers = options.seed() == 0 ? new QpNumbers() : new QpNumbers(options.seed());
         this.housekeeping = housekeeping;
         this.link = link;
         this.keys = keys;
@@ -86,7 +94,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.completer = new RcCompleter(this);
         this.responder = new RcResponder(this);
         this.decoder = new RxDecoder(link, this);
-        this.progressThread = progressThread
+        this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
     }
 
@@ -172,7 +180,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     public void withEngine(Runnable action) {
         lock.lock();
         try {
-            now = System.nanoTime();
+            now = clock.getAsLong();
             action.run();
             if (running) {
                 flush();
@@ -205,7 +213,7 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** Transmit half of a duty cycle: requesters, flush, timers. Holding the lock. */
     private void sendCycle() {
-        now = System.nanoTime();
+        now = clock.getAsLong();
         Qp[] qps = active;
         for (Qp qp : qps) {
             try {
@@ -270,7 +278,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private void releaseHeldAcks() {
         if (running && lock.tryLock()) {
             try {
-                now = System.nanoTime();
+                now = clock.getAsLong();
                 sendAcks(active, false);
                 flush();
             } finally {
@@ -286,7 +294,31 @@ public final class Engine implements PacketSink, AutoCloseable {
      * without a progress thread. Returns the work done, or -1 when another thread holds the engine.
      */
     public int runDutyCycle() {
+        housekeepIfDue();
         return drive(false);
+    }
+
+    /** Runs {@link #housekeeping} when its period has passed (idle ODP reclaim and such). */
+    private void housekeepIfDue() {
+        long t = clock.getAsLong();
+        if (t - nextHousekeeping >= 0) {
+            nextHousekeeping = t + HOUSEKEEPING_NANOS;
+            housekeeping.run();
+        }
+    }
+
+    /**
+     * The earliest time ({@code clock} nanos) at which the engine has work without a packet
+     * arriving (a timer, READ responses to send), or {@code Long.MAX_VALUE}: what a caller that
+     * drives an engine without progress thread sleeps until (a simulation jumps its clock there).
+     */
+    public long nextWork() {
+        lock.lock();
+        try {
+            return Math.min(nextDeadline(), nextHousekeeping);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -297,7 +329,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         releaseAcksHeldElsewhere();
         int did = drive(true);
         // the duty cycle's clock when there was one: one clock read less per empty poll
-        lastAppDrive = did >= 0 ? now : System.nanoTime();
+        lastAppDrive = did >= 0 ? now : clock.getAsLong();
         if (did > 0) {
             emptyDrives = 0;
         } else if (POLL_YIELD_EVERY > 0 && ++emptyDrives % POLL_YIELD_EVERY == 0) {
@@ -327,7 +359,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      * application thread runs it, which comes back soon (so owed ACKs may wait). Returns work done.
      */
     private int dutyCycle(boolean fromApp) {
-        now = System.nanoTime();
+        now = clock.getAsLong();
         int work = link.poll(decoder, RX_BATCH);
         Qp[] qps = active;
         for (Qp qp : qps) {
@@ -368,7 +400,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     private void startTimers(Qp[] qps) {
         timersToStart = false;
-        long sentAt = System.nanoTime();
+        long sentAt = clock.getAsLong();
         for (Qp qp : qps) {
             if (qp.timerFromFlush) {
                 qp.timerFromFlush = false;
@@ -414,11 +446,8 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** One round of the progress thread; returns its new count of idle rounds. */
     private int progressRound(int idleRounds) {
-        long t = System.nanoTime();
-        if (t - nextHousekeeping >= 0) {
-            nextHousekeeping = t + HOUSEKEEPING_NANOS;
-            housekeeping.run();
-        }
+        housekeepIfDue();
+        long t = clock.getAsLong();
         if (t - lastAppDrive < APP_ACTIVE_NANOS) {
             // An application is driving the engine itself: stay out of its way.
             LockSupport.parkNanos(APP_ACTIVE_NANOS);
@@ -446,7 +475,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         } finally {
             lock.unlock();
         }
-        long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - System.nanoTime()));
+        long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - clock.getAsLong()));
         if (sleep > 0 && !workPending) {
             // without the engine: the link allows awaitReadable beside another thread's poll/flush
             link.awaitReadable(sleep);

@@ -129,7 +129,7 @@ public final class Qp {
 
     /** Transport state for diagnostics (racy read; never on the data path). */
     public String debugState() {
-        long now = System.nanoTime();
+        long now = engine.now;
         return "qpn=0x" + Integer.toHexString(qpn) + " state=" + QpState.name(state) + " psn=" + psn + " compPsn="
             + compPsn + " psnHigh=" + psnHigh + " sq[consumer=" + sq.consumer() + " next=" + sq.next + " producer="
             + sq.producer() + "] rdAtomic=" + rdAtomicInFlight + " rnrWaiting=" + rnrWaiting + " retryStarted="

@@ -49,10 +49,32 @@ public final class Device implements AutoCloseable {
         this.config = config;
         byte[] a = config.address.getAddress();
         this.addr = (a[0] & 0xFF) << 24 | (a[1] & 0xFF) << 16 | (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
-        this.keys = new KeyTable();
-        this.link = LinkFactory.open(config);
-        this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren);
+        dev.jrxe.memory.MemoryConfig memory = dev.jrxe.memory.MemoryConfig.fromConfiguration().withClock(config.clock);
+        this.keys = config.seed == 0 ? new KeyTable(memory)
+            : new KeyTable(memory, new java.util.SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + 1));
+        this.link = config.link != null ? config.link : LinkFactory.open(config);
+        this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
+            new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed));
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
+    }
+
+    /**
+     * Runs the device's NIC once (receive, send, timers): what its progress thread does. A device
+     * opened with {@link DeviceConfig#manualProgress()} has no such thread, and its application
+     * calls this (posting and polling drive it too). Returns the work done (packets received and
+     * sent), 0 when there was none, -1 when another thread was running it.
+     */
+    public int progress() {
+        return engine.runDutyCycle();
+    }
+
+    /**
+     * When the device next has work without a packet arriving (a retransmit or RNR timer, READ
+     * responses to send, housekeeping), on its clock ({@link DeviceConfig#clock}); or
+     * {@code Long.MAX_VALUE}. What a manual-progress application can sleep until.
+     */
+    public long nextWork() {
+        return engine.nextWork();
     }
 
     /** Opens a device ({@code ibv_open_device}); its link is up when this returns. */

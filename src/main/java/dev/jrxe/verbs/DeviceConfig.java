@@ -20,6 +20,10 @@ public final class DeviceConfig {
     double corruptRate;
     long faultSeed = 1;
     int activeMtu = 4096;
+    boolean manualProgress;
+    java.util.function.LongSupplier clock = System::nanoTime;
+    long seed;
+    dev.jrxe.net.Link link;
 
     public static DeviceConfig of(String name, String address) {
         try {
@@ -70,6 +74,42 @@ public final class DeviceConfig {
     /** Active MTU of the port in bytes (256..4096), standing in for the netdev MTU. */
     public DeviceConfig activeMtu(int bytes) {
         this.activeMtu = bytes;
+        return this;
+    }
+
+    /**
+     * No progress thread: the device runs only when its application drives it
+     * ({@link Device#progress()}, posting, polling), like libfabric's manual progress. For programs
+     * that want every step on their own thread, and for the simulator, which runs several devices
+     * in one thread.
+     */
+    public DeviceConfig manualProgress() {
+        this.manualProgress = true;
+        return this;
+    }
+
+    /**
+     * The nanosecond clock every timer of the device reads (retransmit, RNR, ACK hold, ODP idle
+     * reclaim); default {@code System::nanoTime}. The simulator gives a virtual clock.
+     */
+    public DeviceConfig clock(java.util.function.LongSupplier nanos) {
+        this.clock = java.util.Objects.requireNonNull(nanos, "clock");
+        return this;
+    }
+
+    /**
+     * Seeds what the device draws at random (QPNs, the 8-bit part of memory keys), so that a run
+     * repeats exactly; default 0: unpredictable ({@code SecureRandom}), which is what a device on a
+     * network should be (docs/SECURITY.md).
+     */
+    public DeviceConfig seed(long seed) {
+        this.seed = seed;
+        return this;
+    }
+
+    /** A link to use instead of opening a UDP socket (the simulator's in-memory network). */
+    public DeviceConfig link(dev.jrxe.net.Link link) {
+        this.link = link;
         return this;
     }
 
