@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         RcPingpongCommand.class,
         RegBenchCommand.class,
         BenchCommand.class,
+        SimCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class Main implements Runnable {
