@@ -37,9 +37,11 @@ public final class Simulation {
      * @param datagrams   datagrams sent
      * @param completions completions the workload checked
      * @param virtualNanos virtual time the run took
+     * @param breaks      QPs the workload broke on purpose (and recovered)
+     * @param counters    the devices' transport counters, summed (rxe's names)
      */
     public record Result(long seed, String failure, String digest, List<Fault> faults, long datagrams,
-                         long completions, long virtualNanos) {
+                         long completions, long virtualNanos, long breaks, java.util.Map<String, Long> counters) {
         public boolean passed() {
             return failure == null;
         }
@@ -64,6 +66,7 @@ public final class Simulation {
         List<Device> devices = new ArrayList<>();
         Workload work = null;
         String failure = null;
+        java.util.Map<String, Long> counters = new java.util.TreeMap<>();
         long start = clock.getAsLong();
         try {
             for (int i = 0; i < settings.devices(); i++) {
@@ -100,6 +103,11 @@ public final class Simulation {
             e.printStackTrace(new PrintWriter(w));
             failure = "unexpected " + w;
         } finally {
+            for (Device d : devices) {
+                for (int c = 0; c < dev.jrxe.transport.TransportCounters.count(); c++) {
+                    counters.merge(dev.jrxe.transport.TransportCounters.name(c), d.counters().get(c), Long::sum);
+                }
+            }
             if (work != null) {
                 work.close();
             }
@@ -111,7 +119,7 @@ public final class Simulation {
             }
         }
         return new Result(seed, failure, trace.digest(), plan.faults(), net.sent(),
-            work == null ? 0 : work.completions, clock.getAsLong() - start);
+            work == null ? 0 : work.completions, clock.getAsLong() - start, work == null ? 0 : work.breaks, counters);
     }
 
     /** Runs every device and delivers due datagrams until nothing happens at this instant. */

@@ -45,10 +45,14 @@ class SimulationTest {
         List<String> failures = new ArrayList<>();
         long datagrams = 0;
         long faults = 0;
+        long breaks = 0;
+        java.util.Map<String, Long> counters = new java.util.TreeMap<>();
         for (long seed = first; seed < first + count; seed++) {
             Simulation.Result r = Simulation.run(seed, Simulation.plan(seed), Simulation.Settings.QUICK);
             datagrams += r.datagrams();
             faults += r.faults().size();
+            breaks += r.breaks();
+            r.counters().forEach((k, v) -> counters.merge(k, v, Long::sum));
             if (!r.passed()) {
                 failures.add("seed " + seed + " (./jrxe sim --quick --seed " + seed + " --shrink, or"
                     + " -Djrxe.sim.seed=" + seed + "): " + r.failure());
@@ -56,7 +60,13 @@ class SimulationTest {
         }
         assertThat(failures).as("%d seeds, %d datagrams, %d faults", count, datagrams, faults).isEmpty();
         if (one == null) {
+            // the seeds reach what they are there for
             assertThat(faults).as("faults the network applied over the seeds").isGreaterThan(count * 10L);
+            assertThat(breaks).as("QPs broken and recovered").isPositive();
+            for (String c : new String[] {"duplicate_request", "out_of_seq_request", "rcvd_rnr_err", "send_rnr_err",
+                "rcvd_seq_err", "completer_retry_err", "retry_exceeded_err", "rdma_recvs"}) {
+                assertThat(counters.get(c)).as(c).isPositive();
+            }
         }
     }
 }
