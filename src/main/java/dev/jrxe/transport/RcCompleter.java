@@ -70,7 +70,8 @@ final class RcCompleter {
     // ---------------------------------------------------------------- positive
 
     private void onAck(Qp qp, long psn) {
-        progress(qp, completeAcked(qp, psn, true));
+        long before = qp.compPsn;
+        progress(qp, before, completeAcked(qp, psn, true));
     }
 
     /**
@@ -132,10 +133,16 @@ final class RcCompleter {
      * completes nothing new (a duplicate, a plain ACK of what was acknowledged) leaves the timer
      * running, so that it cannot hold a request outstanding forever.
      */
-    private void progress(Qp qp, long newCompPsn) {
-        boolean moved = newCompPsn > qp.compPsn;
-        if (moved) {
+    private void progress(Qp qp, long before, long newCompPsn) {
+        if (newCompPsn > qp.compPsn) {
             qp.compPsn = newCompPsn;
+        }
+        // compared with where this response found it: completeAcked may have moved it already
+        boolean moved = qp.compPsn > before;
+        if (moved && qp.rnrWaiting && qp.rnrPsn < qp.compPsn) {
+            qp.rnrWaiting = false; // the message it waited to resend was acknowledged after all
+        }
+        if (moved) {
             qp.retryLeft = qp.retryCnt;
             qp.rnrRetryLeft = qp.rnrRetry;
             qp.retryStarted = false;
@@ -155,6 +162,7 @@ final class RcCompleter {
     // ---------------------------------------------------------------- READ and atomic responses
 
     private void onReadResponse(Qp qp, long psn, int opcode, RocePacket pkt) {
+        long before = qp.compPsn;
         completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
@@ -207,10 +215,11 @@ final class RcCompleter {
             qp.rdAtomicInFlight--;
             Completions.send(qp, w, WcStatus.SUCCESS);
         }
-        progress(qp, psn + 1);
+        progress(qp, before, psn + 1);
     }
 
     private void onAtomicAck(Qp qp, long psn, RocePacket pkt) {
+        long before = qp.compPsn;
         completeAcked(qp, psn - 1, false);
         SendQueue sq = qp.sq;
         if (sq.consumer() >= sq.producer()) {
@@ -231,7 +240,7 @@ final class RcCompleter {
         }
         qp.rdAtomicInFlight--;
         Completions.send(qp, w, WcStatus.SUCCESS);
-        progress(qp, psn + 1);
+        progress(qp, before, psn + 1);
     }
 
     private void unexpected() {

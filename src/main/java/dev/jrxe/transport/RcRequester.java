@@ -298,6 +298,13 @@ final class RcRequester {
      * with a request for its remainder (VA advanced, length reduced).
      */
     void rewindTo(Qp qp, long psn) {
+        // Never before the oldest unacknowledged PSN: what lies before it completed, and a new
+        // message sent with one of those PSNs would be taken for a duplicate and lost. (A stale
+        // resume point, such as the PSN of an RNR wait whose message a network duplicate delivered
+        // meanwhile, would otherwise lead there.)
+        if (psn < qp.compPsn) {
+            psn = qp.compPsn;
+        }
         SendQueue sq = qp.sq;
         int mtu = qp.pathMtu;
         long i = sq.consumer();

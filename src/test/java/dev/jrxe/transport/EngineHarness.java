@@ -48,8 +48,13 @@ final class EngineHarness implements AutoCloseable {
 
     /** {@code resolver}: where the engine looks keys up; null for the harness's own key table. */
     EngineHarness(KeyResolver resolver) {
+        this(resolver, System::nanoTime);
+    }
+
+    /** {@code clock}: the engine's time, for tests that move it themselves. */
+    EngineHarness(KeyResolver resolver, java.util.function.LongSupplier clock) {
         engine = new Engine("harness", link, resolver != null ? resolver : keys::lookup,
-            (qp, type) -> events.add(new Event(qp, type)), () -> { }, false);
+            (qp, type) -> events.add(new Event(qp, type)), () -> { }, new EngineOptions(false, clock, 0));
         cq = ring(4096);
     }
 

@@ -177,4 +177,60 @@ class RcLossTest {
         }
         return sb.toString();
     }
+
+    /**
+     * A long stream under loss takes many more ACK timeouts than retry_cnt allows in a row, but
+     * each is followed by progress, which restores the budget: the QP must never give up. (The
+     * completer once restored it only when the ACK moved the oldest PSN further than its own
+     * completions had, which never happens for SENDs: a run like this one ended in RETRY_EXC_ERR
+     * after seven timeouts in all.)
+     */
+    @Test
+    void shouldRestoreItsRetryBudgetWheneverItMakesProgress() {
+        DeviceConfig ca = DeviceConfig.of("stream-a", "127.0.0.2").faults(0.05, 0.01, 0.01, 11);
+        DeviceConfig cb = DeviceConfig.of("stream-b", "127.0.0.3").faults(0.05, 0.01, 0.01, 12);
+        try (RcFixture f = new RcFixture(ca, cb, 1 << 20)) {
+            f.connect(new QpCap(64, 512, 1, 1, 0), new RcConnect().timeout(10).retries(7, 7));
+            RecvWr r = new RecvWr(1);
+            for (int i = 0; i < 16; i++) {
+                r.wrId = i;
+                r.sge(f.bufB.address() + i * 1024L, 1024, f.mrb.lkey());
+                f.qb.postRecv(r);
+            }
+            SendWr s = new SendWr(1);
+            s.sendFlags = SendFlags.SIGNALED;
+            WorkCompletion[] wc = f.wc;
+            long n = 20_000;
+            long sent = 0;
+            long done = 0;
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while (done < n) {
+                while (sent < n && sent - done < 64) {
+                    s.wrId = sent;
+                    s.sge(f.bufA.address() + (sent % 64) * 1024, 1024, f.mra.lkey());
+                    f.qa.postSend(s);
+                    sent++;
+                }
+                int k = f.cqa.poll(wc);
+                for (int i = 0; i < k; i++) {
+                    assertThat(WcStatus.str(wc[i].status)).as("send %d of %d", wc[i].wrId, n)
+                        .isEqualTo(WcStatus.str(WcStatus.SUCCESS));
+                    assertThat(wc[i].wrId).isEqualTo(done);
+                    done++;
+                }
+                // a receiver that gives its buffers back in bursts: RNR NAKs too
+                int m = f.cqb.poll(wc);
+                for (int i = 0; i < m; i++) {
+                    r.wrId = wc[i].wrId;
+                    r.sge(f.bufB.address() + wc[i].wrId * 1024L, 1024, f.mrb.lkey());
+                    f.qb.postRecv(r);
+                }
+                assertThat(System.nanoTime()).as("stuck at %d of %d: %s", done, n, f.qa.transportState())
+                    .isLessThan(deadline);
+            }
+            assertThat(f.a.counters().get("completer_retry_err")).as("retries in all, more than one budget")
+                .isGreaterThan(7);
+            assertThat(f.qa.state()).isEqualTo(QpState.RTS);
+        }
+    }
 }
