@@ -59,6 +59,9 @@ final class SimNetwork {
         long s = seq++;
         trace.datagram(clock.getAsLong(), s, src, dst, bytes);
         List<Fault> faults = plan.decide(s, bytes.length);
+        if (!faults.isEmpty()) {
+            trace.note(clock.getAsLong(), "  fault " + faults);
+        }
         long at = clock.getAsLong() + LATENCY;
         boolean duplicate = false;
         for (Fault f : faults) {

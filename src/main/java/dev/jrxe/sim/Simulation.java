@@ -60,8 +60,14 @@ public final class Simulation {
     }
 
     public static Result run(long seed, FaultPlan plan, Settings settings) {
+        return run(seed, plan, settings, null);
+    }
+
+    /** {@code verbose}: where every datagram, fault, post and completion is printed as it happens (or null). */
+    public static Result run(long seed, FaultPlan plan, Settings settings, java.io.PrintWriter verbose) {
         SimClock clock = new SimClock();
         Trace trace = new Trace();
+        trace.verbose = verbose;
         SimNetwork net = new SimNetwork(clock, plan, trace);
         List<Device> devices = new ArrayList<>();
         Workload work = null;

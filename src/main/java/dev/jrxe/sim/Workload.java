@@ -39,7 +39,8 @@ import java.util.SplittableRandom;
  * <p>Each side of a QP pair has one buffer: payload sources, receive buffers, the area the peer
  * WRITEs, a static area the peer READs, READ destinations and atomic words. Sizes run from 0 to
  * 1 MiB (SENDs up to 256 KiB, the size of a receive buffer). Memory is pinned, explicit ODP or
- * implicit ODP, over jrxe's allocator or a shared arena.
+ * implicit ODP, over jrxe's allocator or a shared arena. One run in eight posts thirty times as many
+ * operations of at most 256 bytes instead: QPs that live long enough to meet many timeouts.
  */
 final class Workload {
     static final long MIB = 1 << 20;
@@ -220,6 +221,9 @@ final class Workload {
     private final RecvWr recv = new RecvWr(1);
     private final boolean lazyReceiver;
     private final boolean breaksQps;
+    /** Operations in this run: the settings' number, or ten times as many small ones (a long-lived QP). */
+    private final int operations;
+    private final long maxSize;
     long breaks;
     private long nextId = 1;
     private int posted;
@@ -233,6 +237,9 @@ final class Workload {
         this.clock = clock;
         this.lazyReceiver = random.nextInt(4) == 0;
         this.breaksQps = random.nextInt(3) == 0;
+        boolean stream = random.nextInt(8) == 0;
+        this.operations = stream ? 30 * settings.operations() : settings.operations();
+        this.maxSize = stream ? Math.min(256, settings.maxSize()) : settings.maxSize();
         for (int i = 0; i < wc.length; i++) {
             wc[i] = new WorkCompletion();
         }
@@ -276,6 +283,7 @@ final class Workload {
     }
 
     private void postRecv(Side s, int slot) {
+        trace.note(clock.getAsLong(), "post recv side " + sides.indexOf(s) + " slot " + slot);
         recv.wrId = slot;
         recv.sge(s.addr(RECV + slot * RECV_SLOT), (int) RECV_SLOT, s.lkey);
         s.qp.postRecv(recv);
@@ -289,7 +297,7 @@ final class Workload {
     }
 
     boolean done() {
-        if (posted < settings.operations()) {
+        if (posted < operations) {
             return false;
         }
         for (Side s : sides) {
@@ -323,7 +331,7 @@ final class Workload {
             }
             repost(s, now);
             int burst = random.nextInt(4);
-            for (int i = 0; i < burst && posted < settings.operations() && s.outstanding.size() < s.maxOutstanding; i++) {
+            for (int i = 0; i < burst && posted < operations && s.outstanding.size() < s.maxOutstanding; i++) {
                 if (!post(s)) {
                     break;
                 }
@@ -401,7 +409,7 @@ final class Workload {
         op.kind = kind;
         op.imm = (int) op.id;
         boolean atomic = kind == FETCH_ADD || kind == CMP_SWAP;
-        op.size = atomic ? 8 : size(Math.min(settings.maxSize(), kind == SEND || kind == SEND_IMM ? RECV_SLOT : AREA));
+        op.size = atomic ? 8 : size(Math.min(maxSize, kind == SEND || kind == SEND_IMM ? RECV_SLOT : AREA));
         wr.next = null;
         wr.wrId = op.id;
         wr.sendFlags = SendFlags.SIGNALED;
@@ -465,6 +473,8 @@ final class Workload {
                 peer.toReceive.addLast(op);
             }
         }
+        trace.note(clock.getAsLong(), "post side " + sides.indexOf(s) + " qp 0x" + Integer.toHexString(s.qp.qpNum())
+            + " op " + op.id + " kind " + kind + " size " + op.size);
         s.qp.postSend(wr);
         s.outstanding.addLast(op);
         posted++;

@@ -49,6 +49,9 @@ public final class SimCommand implements Callable<Integer> {
     @Option(names = "--show-faults", description = "with --seed: list the faults the network applied")
     boolean showFaults;
 
+    @Option(names = "--verbose", description = "with --seed: print every datagram, fault, post and completion")
+    boolean verbose;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -74,7 +77,7 @@ public final class SimCommand implements Callable<Integer> {
 
     private int one(PrintWriter out, long n, Simulation.Settings s) {
         long t0 = System.nanoTime();
-        Simulation.Result r = Simulation.run(n, Simulation.plan(n), s);
+        Simulation.Result r = Simulation.run(n, Simulation.plan(n), s, verbose ? out : null);
         long ms = (System.nanoTime() - t0) / 1_000_000;
         out.printf("seed %d: %s%n", n, r.passed() ? "passed" : "FAILED");
         out.printf("  %d datagrams, %d faults, %d completions checked, %d QPs broken and recovered, %.3f s virtual,"
