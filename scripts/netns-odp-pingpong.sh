@@ -14,66 +14,28 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=netns-lib.sh
+. "$here/scripts/netns-lib.sh"
 limit="${JRXE_NETNS_TIMEOUT:-300}"
 server_ip=10.77.0.1
 client_ip=10.77.0.2
-ns_server="jrxe-odp-s-$$"
-ns_client="jrxe-odp-c-$$"
-veth_server="jrxs$$"
-veth_client="jrxc$$"
-work="$(mktemp -d)"
-server_pid=""
-
-cleanup() {
-  local rc=$?
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  # deleting a namespace destroys the veth end in it, and with it the pair
-  ip netns del "$ns_server" 2>/dev/null || true
-  ip netns del "$ns_client" 2>/dev/null || true
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 command -v ip >/dev/null || { echo "netns-odp-pingpong: 'ip' (iproute2) not found" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "netns-odp-pingpong: needs root (ip netns)" >&2; exit 1; }
 
 # How to start jrxe: build the jar before entering the namespaces, and pass the JDK explicitly.
-if [ -n "${JRXE_CMD:-}" ]; then
-  read -r -a jrxe <<< "$JRXE_CMD"
-else
-  "$here/jrxe" --version >/dev/null # builds target/jrxe.jar when missing or stale
-  java_bin=""
-  for c in ${JAVA_HOME:+"$JAVA_HOME/bin/java"} "$(command -v java 2>/dev/null || true)" /usr/lib/jvm/*/bin/java; do
-    [ -n "$c" ] && [ -x "$c" ] || continue
-    v=$("$c" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2; exit}')
-    if [ "${v:-0}" -ge 25 ] 2>/dev/null; then java_bin="$c"; break; fi
-  done
-  [ -n "$java_bin" ] || { echo "netns-odp-pingpong: no JDK >= 25 found" >&2; exit 1; }
-  jrxe=("$java_bin" --enable-native-access=ALL-UNNAMED -jar "$here/target/jrxe.jar")
-fi
-
-ip netns add "$ns_server"
-ip netns add "$ns_client"
-# both ends are created directly inside their namespaces: nothing appears in the caller's namespace
-ip link add "$veth_server" netns "$ns_server" type veth peer name "$veth_client" netns "$ns_client"
-ip -n "$ns_server" addr add "$server_ip/24" dev "$veth_server"
-ip -n "$ns_client" addr add "$client_ip/24" dev "$veth_client"
-for ns in "$ns_server" "$ns_client"; do
-  ip -n "$ns" link set lo up
-done
-ip -n "$ns_server" link set "$veth_server" up
-ip -n "$ns_client" link set "$veth_client" up
+jrxe_command netns-odp-pingpong
+netns_setup odp "$server_ip" "$client_ip"
+ns_server="$NS_A"
+ns_client="$NS_B"
+work="$WORK"
 
 echo "netns-odp-pingpong: $ns_server ($server_ip) <-> $ns_client ($client_ip), options: -g 1 -O $*"
 
 timeout "$limit" ip netns exec "$ns_server" "${jrxe[@]}" rc-pingpong -g 1 -O --ip "$server_ip" "$@" \
   > "$work/server.out" 2>&1 &
 server_pid=$!
+BG_PID=$server_pid
 
 # The client retries its TCP connect for a few seconds only: start it once the server listens.
 deadline=$((SECONDS + limit))
@@ -91,7 +53,7 @@ timeout "$limit" ip netns exec "$ns_client" "${jrxe[@]}" rc-pingpong -g 1 -O --i
   > "$work/client.out" 2>&1 || client_rc=$?
 server_rc=0
 wait "$server_pid" || server_rc=$?
-server_pid=""
+BG_PID=""
 
 sed 's/^/server: /' "$work/server.out"
 sed 's/^/client: /' "$work/client.out"

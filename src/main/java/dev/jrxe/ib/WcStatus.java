@@ -34,11 +34,23 @@ public final class WcStatus {
         "invalid EE context state", "fatal error", "response timeout error", "general error",
     };
 
+    private static final String[] NAMES = {
+        "SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR",
+        "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
+        "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+        "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+    };
+
     private WcStatus() {
     }
 
     /** The text {@code ibv_wc_status_str} gives. */
     public static String str(int status) {
         return status >= 0 && status < TEXT.length ? TEXT[status] : "unknown";
+    }
+
+    /** The enumerator's name without its {@code IBV_WC_} prefix ("RETRY_EXC_ERR"), or the number. */
+    public static String name(int status) {
+        return status >= 0 && status < NAMES.length ? NAMES[status] : Integer.toString(status);
     }
 }

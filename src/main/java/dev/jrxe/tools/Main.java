@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
         RegBenchCommand.class,
         BenchCommand.class,
         SimCommand.class,
+        RcStreamCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class Main implements Runnable {

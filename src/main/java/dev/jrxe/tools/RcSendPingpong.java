@@ -22,7 +22,6 @@ import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.WorkCompletion;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -30,8 +29,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.security.SecureRandom;
 import org.HdrHistogram.Histogram;
 
@@ -116,29 +113,14 @@ final class RcSendPingpong {
         }
         RcPingpongCommand.Dest me = new RcPingpongCommand.Dest(0, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF,
             dev.queryGid(1, 1));
-        byte[] msg = new byte[RcPingpongCommand.MSG_SIZE];
+        PingpongExchange.ToRts toRts = rem -> rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
         if (server) {
-            try (ServerSocket ss = new ServerSocket()) {
-                ss.setReuseAddress(true);
-                ss.bind(new InetSocketAddress("127.0.0.1", tcpPort));
+            PingpongExchange.serve(new InetSocketAddress("127.0.0.1", tcpPort), me, toRts, () -> {
                 out.println(BenchPingpongCommand.READY);
                 out.flush();
-                try (Socket s = ss.accept()) {
-                    new DataInputStream(s.getInputStream()).readFully(msg);
-                    RcPingpongCommand.Dest rem = RcPingpongCommand.Dest.decode(msg);
-                    rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
-                    s.getOutputStream().write(me.encode());
-                    new DataInputStream(s.getInputStream()).readFully(msg, 0, RcPingpongCommand.DONE_SIZE);
-                }
-            }
+            });
         } else {
-            try (Socket s = new Socket("127.0.0.1", tcpPort)) {
-                s.getOutputStream().write(me.encode());
-                new DataInputStream(s.getInputStream()).readFully(msg);
-                RcPingpongCommand.Dest rem = RcPingpongCommand.Dest.decode(msg);
-                rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
-                s.getOutputStream().write(new byte[] {'d', 'o', 'n', 'e', 0});
-            }
+            PingpongExchange.join("127.0.0.1", tcpPort, me, toRts, 1);
         }
     }
 

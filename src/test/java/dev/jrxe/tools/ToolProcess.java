@@ -58,6 +58,12 @@ final class ToolProcess implements AutoCloseable {
         return rc;
     }
 
+    /** SIGKILL, as a crash or {@code kill -9} would end it: no shutdown hook, no goodbye on the wire. */
+    void kill() throws InterruptedException {
+        jvm.process().destroyForcibly();
+        jvm.process().waitFor(10, TimeUnit.SECONDS);
+    }
+
     List<String> lines() {
         synchronized (lines) {
             return List.copyOf(lines);
