@@ -25,6 +25,7 @@ import java.lang.foreign.ValueLayout;
  *       are 0..0x7F in a fixed pattern (each next byte one more, mod 128) while every byte a peer
  *       cannot write and may not read is 0x80 or more.</li>
  * </ol>
+ * And every packet is accounted for: dropped under a reason, or accepted by a responder or completer.
  * The memory is one mapping: a local-only secret, the regions, a region of another PD with every
  * right (reachable only across the PD check), guard gaps; an implicit ODP region of the QP's PD
  * with local access only and one of another PD with all rights cover the whole address space.
@@ -278,6 +279,17 @@ final class LiveEngineHarness implements AutoCloseable {
         if (h.engine.counters().get(TransportCounters.TRANSPORT_ERRORS) != 0
             || h.link.counters().drops(dev.jrxe.net.DropReason.OTHER) != 0) {
             throw new AssertionError("an exception escaped the transport (" + inputs + " inputs)");
+        }
+        // every packet is accounted for: a drop under its reason, or taken by a responder/completer
+        long dropped = 0;
+        for (dev.jrxe.net.DropReason r : dev.jrxe.net.DropReason.values()) {
+            if (r != dev.jrxe.net.DropReason.SEND_FAILED) {
+                dropped += h.link.counters().drops(r);
+            }
+        }
+        if (dropped + accepted() != packets) {
+            throw new AssertionError(packets + " packets in, " + dropped + " dropped and " + accepted()
+                + " accepted (" + inputs + " inputs)");
         }
         for (int i = 0; i < before.length; i++) {
             long off = i;
