@@ -275,7 +275,7 @@ final class RcResponder {
                 key = engine.keys.lookup(reth.rkey());
                 int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_WRITE, va, dmaLen);
                 if (st != MemStatus.OK) {
-                    classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
+                    keyError(qp, st, psn);
                     return;
                 }
             }
@@ -294,7 +294,7 @@ final class RcResponder {
             int st = r.writeKey.write(qp.pdHandle, Access.REMOTE_WRITE, r.writeVa + off, pkt.segment(),
                 pkt.payloadOffset(), len);
             if (st != MemStatus.OK) {
-                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
+                keyError(qp, st, psn);
                 return;
             }
         }
@@ -427,7 +427,7 @@ final class RcResponder {
             int st = res.resid == 0 ? MemStatus.OK
                 : key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_READ, res.curVa, res.resid);
             if (st != MemStatus.OK) {
-                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.curPsn, AsyncEventType.QP_ACCESS_ERR);
+                keyError(qp, st, res.curPsn);
                 return -1;
             }
             res.checked = true;
@@ -456,7 +456,7 @@ final class RcResponder {
                     : key.read(qp.pdHandle, Access.REMOTE_READ, res.curVa, buf, out.payloadOffset(), n);
                 if (st != MemStatus.OK) {
                     // deregistered, rereg'd or unmapped under the READ: the claimed buffer is dropped
-                    classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.curPsn, AsyncEventType.QP_ACCESS_ERR);
+                    keyError(qp, st, res.curPsn);
                     return -1;
                 }
             }
@@ -481,22 +481,18 @@ final class RcResponder {
         if (!res.executed) {
             MemoryKey key = engine.keys.lookup(res.rkey);
             int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, 8);
-            if (st != MemStatus.OK) {
-                classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, res.firstPsn, AsyncEventType.QP_ACCESS_ERR);
-                return -1;
+            if (st == MemStatus.OK && (res.va & 7) != 0) {
+                st = MemStatus.MISALIGNED;
             }
-            if ((res.va & 7) != 0) {
-                classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, res.firstPsn, AsyncEventType.QP_REQ_ERR);
+            if (st != MemStatus.OK) {
+                keyError(qp, st, res.firstPsn);
                 return -1;
             }
             st = res.opcode == Opcodes.RC_COMPARE_SWAP
                 ? key.compareAndSwap(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.compare, res.swapAdd, original)
                 : key.fetchAndAdd(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.swapAdd, original);
             if (st != MemStatus.OK) {
-                boolean misaligned = st == MemStatus.MISALIGNED;
-                classC(qp, misaligned ? Aeth.NAK_INVALID_REQ : Aeth.NAK_REMOTE_ACCESS,
-                    misaligned ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_ACCESS_ERR, res.firstPsn,
-                    AsyncEventType.QP_ACCESS_ERR);
+                keyError(qp, st, res.firstPsn);
                 return -1;
             }
             res.original = original[0];
@@ -615,6 +611,27 @@ final class RcResponder {
     }
 
     /**
+     * A remote access its key refused: counted under the reason, then a NAK (remote access error;
+     * invalid request for a misaligned atomic, as rxe) and the QP to the error state.
+     */
+    private void keyError(Qp qp, int st, int psn) {
+        engine.counters.inc(switch (st) {
+            case MemStatus.PD_MISMATCH -> TransportCounters.RKEY_WRONG_PD;
+            case MemStatus.ACCESS_DENIED -> TransportCounters.RKEY_NO_ACCESS;
+            case MemStatus.OUT_OF_RANGE -> TransportCounters.RKEY_OUT_OF_RANGE;
+            case MemStatus.INVALID_STATE -> TransportCounters.RKEY_INVALID_STATE;
+            case MemStatus.FAULT -> TransportCounters.RKEY_FAULT;
+            case MemStatus.MISALIGNED -> TransportCounters.MISALIGNED_ATOMIC;
+            default -> TransportCounters.RKEY_INVALID;
+        });
+        if (st == MemStatus.MISALIGNED) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+        } else {
+            classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
+        }
+    }
+
+    /**
      * Class C/A error: NAK with {@code syndrome}, complete the receive WQE in use (if any) with
      * {@code recvStatus}, and move the QP to the error state.
      */
@@ -625,6 +642,11 @@ final class RcResponder {
                 + qp.debugState());
             Thread.dumpStack();
         }
+        engine.counters.inc(switch (syndrome) {
+            case Aeth.NAK_INVALID_REQ -> TransportCounters.NAK_INVALID_REQUEST_SENT;
+            case Aeth.NAK_REMOTE_ACCESS -> TransportCounters.NAK_REMOTE_ACCESS_SENT;
+            default -> TransportCounters.NAK_REMOTE_OP_SENT;
+        });
         nak(qp, syndrome, psn);
         if (r.recvWqe != null && recvStatus >= 0) {
             Completions.recv(qp, r.recvWqe, recvStatus, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);

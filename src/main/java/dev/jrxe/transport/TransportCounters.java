@@ -44,13 +44,38 @@ public final class TransportCounters {
     public static final int TRANSPORT_ERRORS = 21;
     /** An unexpected exception in the engine's own work (receive loop, housekeeping). */
     public static final int ENGINE_ERRORS = 22;
+    // A remote access (WRITE, READ, atomic) the responder refused, by the reason its key check gave;
+    // each answered with a NAK (remote access error; invalid request when misaligned).
+    /** No key by that value (unknown index, or the 8-bit key part of another registration). */
+    public static final int RKEY_INVALID = 23;
+    /** The key belongs to another protection domain than the QP's. */
+    public static final int RKEY_WRONG_PD = 24;
+    /** The key lacks the remote right the operation needs. */
+    public static final int RKEY_NO_ACCESS = 25;
+    /** The range [va, va + length) is not inside the key's (overflowing ranges included). */
+    public static final int RKEY_OUT_OF_RANGE = 26;
+    /** The key exists but is not valid now (invalidated, being deregistered). */
+    public static final int RKEY_INVALID_STATE = 27;
+    /** The memory behind a valid range is not mapped any more. */
+    public static final int RKEY_FAULT = 28;
+    /** An atomic whose address is not 8-byte aligned. */
+    public static final int MISALIGNED_ATOMIC = 29;
+    // Fatal NAKs the responder sent (class C/A errors: the QP goes to the error state), by kind.
+    /** Invalid request (bad opcode sequence, lengths, misaligned atomic, no resources, ...). */
+    public static final int NAK_INVALID_REQUEST_SENT = 30;
+    /** Remote access error: a key check failed (the rkey_* counters say why). */
+    public static final int NAK_REMOTE_ACCESS_SENT = 31;
+    /** Remote operational error (the responder could not complete a valid request). */
+    public static final int NAK_REMOTE_OP_SENT = 32;
 
     private static final String[] NAMES = {
         "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
         "send_rnr_err", "rcvd_seq_err", "ack_deferred", "retry_exceeded_err", "retry_rnr_exceeded_err",
         "completer_retry_err", "send_err", "link_downed", "rdma_sends", "rdma_recvs", "sent_bytes",
         "rcvd_bytes", "duplicate_dropped", "behind_replies", "duplicate_ack", "unexpected_response",
-        "transport_errors", "engine_errors",
+        "transport_errors", "engine_errors", "rkey_invalid", "rkey_wrong_pd", "rkey_no_access",
+        "rkey_out_of_range", "rkey_invalid_state", "rkey_fault", "misaligned_atomic", "nak_invalid_request_sent",
+        "nak_remote_access_sent", "nak_remote_op_sent",
     };
 
     private final AtomicLongArray values = new AtomicLongArray(NAMES.length);
