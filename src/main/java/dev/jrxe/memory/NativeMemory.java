@@ -208,6 +208,16 @@ public final class NativeMemory {
         }
     }
 
+    /** Number of registered invalidation listeners: one per live pinned or ODP translation (diagnostics). */
+    static int listenerCount() {
+        LOCK.lock();
+        try {
+            return LISTENERS.size();
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
     /** Number of live mappings (for tests and diagnostics). */
     static int mappingCount() {
         LOCK.lock();

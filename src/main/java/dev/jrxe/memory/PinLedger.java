@@ -73,6 +73,11 @@ final class PinLedger {
         }
     }
 
+    /** Number of pinned ranges on the ledger (diagnostics: 0 once every pinned region is gone). */
+    static synchronized int rangeCount() {
+        return RANGES.size();
+    }
+
     /** Pin count of the page at {@code addr} (tests). */
     static synchronized long count(long addr) {
         Map.Entry<Long, long[]> e = RANGES.floorEntry(addr);
