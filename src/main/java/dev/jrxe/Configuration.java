@@ -150,6 +150,15 @@ public final class Configuration {
         return Integer.getInteger(ENGINE_POLL_YIELD_EVERY_PROP, ENGINE_POLL_YIELD_EVERY_DEFAULT);
     }
 
+    /** Whether each open device registers its counters as an MBean (dev.jrxe:type=Device,name=...). */
+    public static final String JMX_PROP = "jrxe.jmx";
+    public static final boolean JMX_DEFAULT = true;
+
+    public static boolean jmx() {
+        String v = System.getProperty(JMX_PROP);
+        return v == null ? JMX_DEFAULT : Boolean.parseBoolean(v);
+    }
+
     /** Idle rounds the background thread spins before it sleeps in the kernel. */
     public static final String ENGINE_SPIN_ROUNDS_PROP = "jrxe.engine.spinRounds";
     public static final int ENGINE_SPIN_ROUNDS_DEFAULT = 64;

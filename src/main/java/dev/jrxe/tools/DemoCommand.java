@@ -62,6 +62,9 @@ public final class DemoCommand implements Callable<Integer> {
         defaultValue = "AUTO")
     String linkMode;
 
+    @CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -69,6 +72,12 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
+            return execute();
+        }
+    }
+
+    private Integer execute() throws Exception {
         out = spec.commandLine().getOut();
         DeviceConfig ca = DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort);
         DeviceConfig cb = DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort);

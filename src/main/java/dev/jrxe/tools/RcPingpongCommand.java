@@ -73,6 +73,9 @@ public final class RcPingpongCommand implements Callable<Integer> {
     private static final int CONNECT_ATTEMPTS = 50;
     private static final long CONNECT_RETRY_MILLIS = 100;
 
+    @CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -180,6 +183,12 @@ public final class RcPingpongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
+            return execute();
+        }
+    }
+
+    private Integer execute() throws Exception {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
         try {

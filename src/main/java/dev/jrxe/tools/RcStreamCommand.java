@@ -91,6 +91,9 @@ public final class RcStreamCommand implements Callable<Integer> {
         + "(default ${DEFAULT-VALUE})", defaultValue = "30")
     int idleSeconds;
 
+    @CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -99,6 +102,12 @@ public final class RcStreamCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
+            return execute();
+        }
+    }
+
+    private Integer execute() throws Exception {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
         CommandLine cl = spec.commandLine();

@@ -52,11 +52,20 @@ public final class SimCommand implements Callable<Integer> {
     @Option(names = "--verbose", description = "with --seed: print every datagram, fault, post and completion")
     boolean verbose;
 
+    @CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
+        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
+            return execute();
+        }
+    }
+
+    private Integer execute() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Simulation.Settings s = quick ? Simulation.Settings.QUICK : Simulation.Settings.DEFAULT;

@@ -51,6 +51,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final Object tableLock = new Object();
     private final QpNumbers numbers;
     private final java.util.function.LongSupplier clock;
+    /** The device's name (progress thread, JFR events). */
+    final String name;
     /** Slots are used fresh up to this many before freed ones come back (the device's max_qp). */
     private static final int MAX_FRESH_SLOTS = (1 << 20) - 16;
     private int nextSlot = 1;
@@ -83,6 +85,7 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping,
                   EngineOptions options) {
+        this.name = name;
         this.clock = options.clock();
         this.numbers = options.seed() == 0 ? new QpNumbers() : new QpNumbers(options.seed());
         this.housekeeping = housekeeping;
@@ -551,6 +554,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (qp.state == QpState.ERR) {
             return;
         }
+        QpStateEvent.emit(qp, qp.state, QpState.ERR);
         qp.state = QpState.ERR;
         qp.sqDraining = false;
         qp.resp.abandonReplies();

@@ -44,6 +44,7 @@ public final class QpControl {
             default -> {
             }
         }
+        QpStateEvent.emit(qp, old, newState);
         qp.state = newState;
     }
 

@@ -102,7 +102,7 @@ final class RcCompleter {
                         // The responder has executed it, yet its response is missing: ask again
                         // (a retry like any other: a peer that keeps ACKing without answering
                         // cannot hold the READ outstanding forever)
-                        retry(qp, missing, true);
+                        retry(qp, missing, true, RetransmitEvent.MISSING_RESPONSE);
                     }
                 }
                 break;
@@ -184,7 +184,7 @@ final class RcCompleter {
         if (d > 0) {
             // responses went missing: re-read the remainder
             engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
-            retry(qp, expected, true);
+            retry(qp, expected, true, RetransmitEvent.MISSING_RESPONSE);
             return;
         }
         boolean first = OpcodeTable.has(opcode, OpcodeTable.FIRST);
@@ -251,6 +251,7 @@ final class RcCompleter {
 
     private void onRnrNak(Qp qp, long psn, int timerCode) {
         engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
+        NakEvent.emit(qp, false, psn, Aeth.rnrNak(timerCode));
         // resume at the NAKed message, or earlier if a READ before it still misses responses
         psn = completeAcked(qp, psn - 1, false);
         if (qp.rnrWaiting) {
@@ -267,10 +268,12 @@ final class RcCompleter {
         qp.rnrWaiting = true;
         qp.rnrPsn = psn;
         qp.rnrDeadline = engine.now + RnrTimer.nanos(timerCode);
+        RnrWaitEvent.emit(qp, psn, RnrTimer.nanos(timerCode));
         qp.retransmitDeadline = 0;
     }
 
     private void onNak(Qp qp, long psn, int syndrome) {
+        NakEvent.emit(qp, false, psn, syndrome);
         long limit = completeAcked(qp, psn - 1, false);
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
@@ -281,7 +284,7 @@ final class RcCompleter {
             if (limit > qp.compPsn) {
                 qp.compPsn = limit;
             }
-            retry(qp, limit, true);
+            retry(qp, limit, true, RetransmitEvent.SEQUENCE_NAK);
             return;
         }
         int status = switch (code) {
@@ -296,7 +299,7 @@ final class RcCompleter {
     // ---------------------------------------------------------------- retry and errors
 
     /** Starts go-back-N from {@code psn}; {@code counted} retries use up the retry budget. */
-    private void retry(Qp qp, long psn, boolean counted) {
+    private void retry(Qp qp, long psn, boolean counted, String reason) {
         if (qp.retryStarted && qp.retryPsn == psn) {
             return;
         }
@@ -309,6 +312,7 @@ final class RcCompleter {
             qp.retryLeft--;
         }
         engine.counters.inc(TransportCounters.COMPLETER_RETRY_ERR);
+        RetransmitEvent.emit(qp, psn, reason);
         qp.retryStarted = true;
         qp.retryPsn = psn;
         requester.rewindTo(qp, psn);
@@ -332,7 +336,7 @@ final class RcCompleter {
                     System.err.println("jrxe: retransmit timeout " + qp.debugState());
                 }
                 qp.retryStarted = false;
-                retry(qp, qp.compPsn, true);
+                retry(qp, qp.compPsn, true, RetransmitEvent.TIMEOUT);
             } else {
                 qp.retransmitDeadline = 0;
             }

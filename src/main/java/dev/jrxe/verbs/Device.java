@@ -44,6 +44,8 @@ public final class Device implements AutoCloseable {
     private final AtomicInteger liveCqs = new AtomicInteger();
     private final Map<Integer, QueuePair> qps = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Its counters' MBean, registered off the opening thread (the platform MBean server is slow to start). */
+    private final java.util.concurrent.CompletableFuture<javax.management.ObjectName> mbean;
 
     private Device(DeviceConfig config) {
         this.config = config;
@@ -56,6 +58,23 @@ public final class Device implements AutoCloseable {
         this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
             new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed));
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
+        this.mbean = dev.jrxe.Configuration.jmx()
+            ? java.util.concurrent.CompletableFuture.supplyAsync(() -> DeviceMBean.register(this),
+                r -> Thread.ofVirtual().name("jrxe-" + config.name + "-jmx").start(r))
+            : java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /** QPs created and not yet destroyed. */
+    int liveQpCount() {
+        return liveQps.get();
+    }
+
+    /**
+     * Its counters' MBean name ({@code dev.jrxe:type=Device,name=NAME}), once registered (this
+     * waits for it); null when not registered ({@code jrxe.jmx=false}, or JMX refused).
+     */
+    public javax.management.ObjectName mbeanName() {
+        return mbean.join();
     }
 
     /**
@@ -326,6 +345,7 @@ public final class Device implements AutoCloseable {
             }
             System.err.println(sb);
         }
+        mbean.thenAccept(DeviceMBean::unregister); // at once, or when its registration ends
         engine.close();
         // as ibv_close_device releases a context's resources: unpin and forget every region
         keys.deregisterAll();

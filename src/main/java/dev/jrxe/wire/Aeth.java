@@ -100,4 +100,25 @@ public final class Aeth {
     public static int value(int syndrome) {
         return syndrome & VALUE_MASK;
     }
+
+    /** What a syndrome says, in IBTA's words ("RNR NAK", "NAK remote access error", ...). */
+    public static String describe(int syndrome) {
+        if (isAck(syndrome)) {
+            return "ACK";
+        }
+        if (isRnrNak(syndrome)) {
+            return "RNR NAK";
+        }
+        if (!isNak(syndrome)) {
+            return "reserved 0x" + Integer.toHexString(syndrome & 0xFF);
+        }
+        return switch (syndrome & 0xFF) {
+            case NAK_PSN_SEQ_ERR -> "NAK PSN sequence error";
+            case NAK_INVALID_REQ -> "NAK invalid request";
+            case NAK_REMOTE_ACCESS -> "NAK remote access error";
+            case NAK_REMOTE_OP -> "NAK remote operational error";
+            case NAK_INVALID_RD_REQ -> "NAK invalid RD request";
+            default -> "NAK reserved code " + value(syndrome);
+        };
+    }
 }

@@ -44,4 +44,23 @@ class DemoCommandTest {
             assertThat(section).containsPattern("\n  rdma_sends +50\n").containsPattern("\n  rdma_recvs +50\n");
         }
     }
+
+    @Test
+    void shouldWriteAFlightRecordingWithJrxeEventsWhenAskedTo() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2", "127.0.0.3");
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("demo", ".jfr");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int rc = cl.execute("demo", "--udp-port", Integer.toString(udp), "-n", "20", "--jfr", file.toString());
+        assertThat(rc).as(out.toString()).isZero();
+        assertThat(err.toString()).contains("jfr: recording written to " + file);
+        List<jdk.jfr.consumer.RecordedEvent> states = jdk.jfr.consumer.RecordingFile.readAllEvents(file).stream()
+            .filter(e -> e.getEventType().getName().equals("dev.jrxe.QpState")).toList();
+        java.nio.file.Files.delete(file);
+        assertThat(states).extracting(e -> e.getString("device") + " " + e.getString("to"))
+            .contains("jrxe0 INIT", "jrxe0 RTR", "jrxe0 RTS", "jrxe1 INIT", "jrxe1 RTR", "jrxe1 RTS");
+    }
 }
