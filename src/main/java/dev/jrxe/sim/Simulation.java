@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * One simulated run: devices on one {@link SimNetwork}, all in this thread on a {@link SimClock},
- * under a {@link Workload}. The loop: the workload acts (posts, polls), then every device runs until
+ * under a {@link SimWorkload}. The loop: the workload acts (posts, polls), then every device runs until
  * none has work and no datagram is due, then the clock jumps to the next thing that will happen (a
  * datagram's arrival, a device's timer, the workload's next action). A run is a function of its seed
  * and its fault plan.
@@ -70,7 +70,7 @@ public final class Simulation {
         trace.verbose = verbose;
         SimNetwork net = new SimNetwork(clock, plan, trace);
         List<Device> devices = new ArrayList<>();
-        Workload work = null;
+        SimWorkload work = null;
         String failure = null;
         java.util.Map<String, Long> counters = new java.util.TreeMap<>();
         long start = clock.getAsLong();
@@ -80,7 +80,7 @@ public final class Simulation {
                 devices.add(Device.open(DeviceConfig.of("sim" + i, "127.0.0." + (2 + i)).manualProgress()
                     .clock(clock).seed(seed * 1000 + i + 1).link(net.attach(addr, 4791))));
             }
-            work = new Workload(seed, settings, trace, clock, devices);
+            work = SimWorkload.forSeed(seed, settings, trace, clock, devices);
             while (!work.done()) {
                 work.step();
                 quiesce(net, devices, work);
@@ -125,11 +125,11 @@ public final class Simulation {
             }
         }
         return new Result(seed, failure, trace.digest(), plan.faults(), net.sent(),
-            work == null ? 0 : work.completions, clock.getAsLong() - start, work == null ? 0 : work.breaks, counters);
+            work == null ? 0 : work.completions(), clock.getAsLong() - start, work == null ? 0 : work.breaks(), counters);
     }
 
     /** Runs every device and delivers due datagrams until nothing happens at this instant. */
-    private static void quiesce(SimNetwork net, List<Device> devices, Workload work) {
+    private static void quiesce(SimNetwork net, List<Device> devices, SimWorkload work) {
         boolean busy = true;
         int rounds = 0;
         while (busy) {

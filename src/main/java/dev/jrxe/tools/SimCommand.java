@@ -89,8 +89,8 @@ public final class SimCommand implements Callable<Integer> {
         Simulation.Result r = Simulation.run(n, Simulation.plan(n), s, verbose ? out : null);
         long ms = (System.nanoTime() - t0) / 1_000_000;
         out.printf("seed %d: %s%n", n, r.passed() ? "passed" : "FAILED");
-        out.printf("  %d datagrams, %d faults, %d completions checked, %d QPs broken and recovered, %.3f s virtual,"
-            + " %d ms%n", r.datagrams(), r.faults().size(), r.completions(), r.breaks(), r.virtualNanos() / 1e9, ms);
+        out.printf("  %d datagrams, %d faults, %d completions checked, %d QPs broken and recovered, %.3f ms virtual,"
+            + " %d ms%n", r.datagrams(), r.faults().size(), r.completions(), r.breaks(), r.virtualNanos() / 1e6, ms);
         out.printf("  retransmissions %d, duplicates %d, RNR NAKs %d, retries exhausted %d%n",
             r.counters().get("completer_retry_err"), r.counters().get("duplicate_request"),
             r.counters().get("rcvd_rnr_err"), r.counters().get("retry_exceeded_err"));

@@ -42,7 +42,7 @@ import java.util.SplittableRandom;
  * implicit ODP, over jrxe's allocator or a shared arena. One run in eight posts thirty times as many
  * operations of at most 256 bytes instead: QPs that live long enough to meet many timeouts.
  */
-final class Workload {
+final class RcWorkload implements SimWorkload {
     static final long MIB = 1 << 20;
     private static final long SRC = 0;
     private static final long SRC_BYTES = 2 * MIB;
@@ -230,7 +230,7 @@ final class Workload {
     private long nextAction;
     long completions;
 
-    Workload(long seed, Simulation.Settings settings, Trace trace, SimClock clock, List<Device> devices) {
+    RcWorkload(long seed, Simulation.Settings settings, Trace trace, SimClock clock, List<Device> devices) {
         this.random = new SplittableRandom(seed);
         this.settings = settings;
         this.trace = trace;
@@ -292,11 +292,13 @@ final class Workload {
     }
 
     /** When the workload next wants to act. */
-    long nextAction() {
+    @Override
+    public long nextAction() {
         return done() ? Long.MAX_VALUE : nextAction;
     }
 
-    boolean done() {
+    @Override
+    public boolean done() {
         if (posted < operations) {
             return false;
         }
@@ -309,7 +311,8 @@ final class Workload {
     }
 
     /** Polls every CQ; when due, posts more work and gives receive buffers back. */
-    void step() {
+    @Override
+    public void step() {
         poll();
         long now = clock.getAsLong();
         if (now < nextAction) {
@@ -609,7 +612,8 @@ final class Workload {
     }
 
     /** At the end: each WRITE area holds what the model says, each atomic word its value. */
-    void checkMemory() {
+    @Override
+    public void checkMemory() {
         for (Side s : sides) {
             for (int i = 0; i < AREA; i++) {
                 byte got = s.mem.get(ValueLayout.JAVA_BYTE, WRITE_AREA + i);
@@ -629,7 +633,8 @@ final class Workload {
     }
 
     /** What is still outstanding (for a stuck run's report). */
-    String pending() {
+    @Override
+    public String pending() {
         StringBuilder b = new StringBuilder();
         for (Side s : sides) {
             b.append("\n  side ").append(sides.indexOf(s)).append(": ").append(s.outstanding.size())
@@ -643,14 +648,26 @@ final class Workload {
         return posted;
     }
 
-    void close() {
+    @Override
+    public void close() {
         for (Side s : sides) {
             s.qp.close();
         }
     }
 
     /** After the devices are closed. */
-    void unmap() {
+    @Override
+    public long completions() {
+        return completions;
+    }
+
+    @Override
+    public long breaks() {
+        return breaks;
+    }
+
+    @Override
+    public void unmap() {
         memory.release();
     }
 
