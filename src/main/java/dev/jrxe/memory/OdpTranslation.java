@@ -124,7 +124,7 @@ final class OdpTranslation extends Translation {
             live.add(c);
             if (implicit) {
                 table.counters().childCreated();
-                OdpChildEvent.emit(OdpChildEvent.CREATED, c);
+                JfrEvents.odpChild(OdpChildEvent.CREATED, c);
                 enforceBudgetLocked(c);
                 maybeScanIdleLocked(now);
             }
@@ -145,7 +145,7 @@ final class OdpTranslation extends Translation {
         }
         if (implicit) {
             table.counters().childReleased(reclaimed);
-            OdpChildEvent.emit(reclaimed ? OdpChildEvent.RECLAIMED : OdpChildEvent.RELEASED, c);
+            JfrEvents.odpChild(reclaimed ? OdpChildEvent.RECLAIMED : OdpChildEvent.RELEASED, c);
         }
     }
 
@@ -240,7 +240,7 @@ final class OdpTranslation extends Translation {
             int fresh = c.markPresent(addr, len);
             if (fresh > 0) {
                 table.counters().fault(fresh);
-                OdpFaultEvent.emit(addr, fresh, implicit);
+                JfrEvents.odpFault(addr, fresh, implicit);
             }
         }
         if (implicit) {
@@ -397,7 +397,7 @@ final class OdpTranslation extends Translation {
                     Mem.forEachResidentPage(start, end - start, page -> fresh[0] += c.markPage(page));
                     if (fresh[0] > 0) {
                         table.counters().fault(fresh[0]);
-                        OdpFaultEvent.emit(addr, fresh[0], implicit);
+                        JfrEvents.odpFault(addr, fresh[0], implicit);
                     }
                 } else {
                     err = SafeAccess.populate(addr, n, write);

@@ -144,8 +144,13 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
-    /** Removes a QP; packets for it are dropped from then on. Call while holding the engine. */
+    /**
+     * Removes a QP; packets for it are dropped from then on. Call while holding the engine. An ACK
+     * it owes (held for coalescing) leaves first: the messages it acknowledges were executed, and
+     * a peer that never hears so would retry into a QP that is gone and fail them.
+     */
     public void unregister(Qp qp) {
+        sendOwedAck(qp);
         synchronized (tableLock) {
             Qp[] t = qpTable;
             if (qp.slot < t.length && t[qp.slot] == qp) {
@@ -380,14 +385,18 @@ public final class Engine implements PacketSink, AutoCloseable {
         return work;
     }
 
-    /** A QP's share of a duty cycle: requests out, pending READ responses, timers, SQD drain. */
+    /**
+     * A QP's share of a duty cycle: timers, requests out, pending READ responses, SQD drain. Timers
+     * first, so that what a timer rewinds to (an RNR wait over, an ACK timeout) leaves in this
+     * cycle, not in the next one whenever that comes.
+     */
     private int serveQp(Qp qp) {
+        completer.checkTimers(qp);
         int work = requester.run(qp);
         if (qp.resp.pendingReplies > 0) {
             work += responder.serve(qp);
         }
         RcResponder.renewBudget(qp);
-        completer.checkTimers(qp);
         if (qp.sqDraining) {
             requester.checkDrained(qp);
         }
@@ -554,8 +563,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (qp.state == QpState.ERR) {
             return;
         }
-        QpStateEvent.emit(qp, qp.state, QpState.ERR);
+        int old = qp.state;
         qp.state = QpState.ERR;
+        JfrEvents.qpState(qp, old, QpState.ERR);
         qp.sqDraining = false;
         qp.resp.abandonReplies();
         qp.resp.ackPending = false; // nothing of a failed QP is acknowledged any more
@@ -593,6 +603,15 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
+    private void sendOwedAck(Qp qp) {
+        ResponderState r = qp.resp;
+        if (running && r.ackPending && r.pendingReplies == 0 && qp.state != QpState.ERR) {
+            responder.sendPendingAck(qp);
+            flush();
+        }
+    }
+
+    /** Closes the device's NIC: the ACKs its QPs owe leave first (see {@link #unregister}). */
     @Override
     public void close() {
         if (HELD_BY_THIS_THREAD.get() == this) {
@@ -600,6 +619,13 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
         lock.lock();
         try {
+            try {
+                for (Qp qp : active) {
+                    sendOwedAck(qp);
+                }
+            } catch (RuntimeException e) {
+                counters.incAtomic(TransportCounters.ENGINE_ERRORS); // closing goes on
+            }
             running = false;
         } finally {
             lock.unlock();

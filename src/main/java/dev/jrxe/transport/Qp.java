@@ -66,6 +66,8 @@ public final class Qp {
     boolean requesterHalted;
     /** PSN the requester resumes at when the RNR wait ends. */
     long rnrPsn;
+    /** The PSN the RNR NAK named: once it is acknowledged (a duplicate got through), the wait is moot. */
+    long rnrNakedPsn;
     /** PSN of the last go-back-N, while that retry is running (rxe's started_retry). */
     long retryPsn;
     int noAckPackets;

@@ -44,8 +44,8 @@ public final class QpControl {
             default -> {
             }
         }
-        QpStateEvent.emit(qp, old, newState);
         qp.state = newState;
+        JfrEvents.qpState(qp, old, newState);
     }
 
     private static void reset(Qp qp) {

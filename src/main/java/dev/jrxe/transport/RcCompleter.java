@@ -139,8 +139,8 @@ final class RcCompleter {
         }
         // compared with where this response found it: completeAcked may have moved it already
         boolean moved = qp.compPsn > before;
-        if (moved && qp.rnrWaiting && qp.rnrPsn < qp.compPsn) {
-            qp.rnrWaiting = false; // the message it waited to resend was acknowledged after all
+        if (moved && qp.rnrWaiting && qp.rnrNakedPsn < qp.compPsn) {
+            qp.rnrWaiting = false; // the NAKed message was acknowledged after all (a duplicate got through)
         }
         if (moved) {
             qp.retryLeft = qp.retryCnt;
@@ -251,9 +251,9 @@ final class RcCompleter {
 
     private void onRnrNak(Qp qp, long psn, int timerCode) {
         engine.counters.inc(TransportCounters.RCVD_RNR_ERR);
-        NakEvent.emit(qp, false, psn, Aeth.rnrNak(timerCode));
+        JfrEvents.nak(qp, false, psn, Aeth.rnrNak(timerCode));
         // resume at the NAKed message, or earlier if a READ before it still misses responses
-        psn = completeAcked(qp, psn - 1, false);
+        long resume = completeAcked(qp, psn - 1, false);
         if (qp.rnrWaiting) {
             return;
         }
@@ -266,14 +266,15 @@ final class RcCompleter {
             qp.rnrRetryLeft--;
         }
         qp.rnrWaiting = true;
-        qp.rnrPsn = psn;
+        qp.rnrPsn = resume;
+        qp.rnrNakedPsn = psn; // the wait ends early only once this one is acknowledged
         qp.rnrDeadline = engine.now + RnrTimer.nanos(timerCode);
-        RnrWaitEvent.emit(qp, psn, RnrTimer.nanos(timerCode));
+        JfrEvents.rnrWait(qp, psn, RnrTimer.nanos(timerCode));
         qp.retransmitDeadline = 0;
     }
 
     private void onNak(Qp qp, long psn, int syndrome) {
-        NakEvent.emit(qp, false, psn, syndrome);
+        JfrEvents.nak(qp, false, psn, syndrome);
         long limit = completeAcked(qp, psn - 1, false);
         int code = syndrome & 0x1F;
         if (syndrome == Aeth.NAK_PSN_SEQ_ERR) {
@@ -312,7 +313,7 @@ final class RcCompleter {
             qp.retryLeft--;
         }
         engine.counters.inc(TransportCounters.COMPLETER_RETRY_ERR);
-        RetransmitEvent.emit(qp, psn, reason);
+        JfrEvents.retransmit(qp, psn, reason);
         qp.retryStarted = true;
         qp.retryPsn = psn;
         requester.rewindTo(qp, psn);

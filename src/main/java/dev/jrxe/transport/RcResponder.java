@@ -226,7 +226,7 @@ final class RcResponder {
         engine.counters.inc(TransportCounters.SEND_RNR_ERR);
         flushAck(qp);
         engine.out.ack(qp, Aeth.rnrNak(qp.minRnrTimer), psn, r.msn);
-        NakEvent.emit(qp, true, psn, Aeth.rnrNak(qp.minRnrTimer));
+        JfrEvents.nak(qp, true, psn, Aeth.rnrNak(qp.minRnrTimer));
     }
 
     private static void copyWqe(RecvWqe from, RecvWqe to) {
@@ -406,7 +406,7 @@ final class RcResponder {
                 r.nakAfterReplies = false;
                 r.seqNakSent = true;
                 engine.out.ack(qp, Aeth.NAK_PSN_SEQ_ERR, r.ePsn, r.msn);
-                NakEvent.emit(qp, true, r.ePsn, Aeth.NAK_PSN_SEQ_ERR);
+                JfrEvents.nak(qp, true, r.ePsn, Aeth.NAK_PSN_SEQ_ERR);
             }
         }
         return sent;
@@ -610,7 +610,7 @@ final class RcResponder {
     private void nak(Qp qp, int syndrome, int psn) {
         flushAck(qp);
         engine.out.ack(qp, syndrome, psn, qp.resp.msn);
-        NakEvent.emit(qp, true, psn, syndrome);
+        JfrEvents.nak(qp, true, psn, syndrome);
     }
 
     /**
