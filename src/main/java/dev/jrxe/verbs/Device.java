@@ -58,9 +58,7 @@ public final class Device implements AutoCloseable {
         this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
             new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed));
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
-        this.mbean = dev.jrxe.Configuration.jmx()
-            ? java.util.concurrent.CompletableFuture.supplyAsync(() -> DeviceMBean.register(this),
-                r -> Thread.ofVirtual().name("jrxe-" + config.name + "-jmx").start(r))
+        this.mbean = dev.jrxe.Configuration.jmx() ? DeviceMBean.registerLater(this)
             : java.util.concurrent.CompletableFuture.completedFuture(null);
     }
 

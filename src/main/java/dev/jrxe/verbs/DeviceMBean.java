@@ -63,6 +63,21 @@ final class DeviceMBean implements DynamicMBean {
             infos.toArray(MBeanAttributeInfo[]::new), null, null, null);
     }
 
+    /** The registration before the next one: they run one after the other, in the order devices open. */
+    private static java.util.concurrent.CompletableFuture<ObjectName> last =
+        java.util.concurrent.CompletableFuture.completedFuture(null);
+
+    /**
+     * Registers the device's MBean off the calling thread (the platform MBean server takes a while
+     * to start), after the registrations asked for before: same-name devices get their instance
+     * numbers in the order they opened.
+     */
+    static synchronized java.util.concurrent.CompletableFuture<ObjectName> registerLater(Device dev) {
+        last = last.handleAsync((previous, error) -> register(dev),
+            r -> Thread.ofVirtual().name("jrxe-" + dev.name() + "-jmx").start(r));
+        return last;
+    }
+
     /** Registers it under the first free name; null when JMX refuses (the device works without). */
     static ObjectName register(Device dev) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();

@@ -34,6 +34,7 @@ class RcStreamProcessTest {
                 assertThat(rc).as("sender: %s", sender.output()).isEqualTo(1);
                 Matcher m = FAILED.matcher(sender.output());
                 assertThat(m.find()).as(sender.output()).isTrue();
+                System.out.println("peer killed: " + m.group());
                 long failed = Long.parseLong(m.group(1));
                 long posted = Long.parseLong(m.group(3));
                 long acked = Long.parseLong(m.group(4));
