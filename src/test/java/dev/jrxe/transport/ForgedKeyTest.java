@@ -197,6 +197,7 @@ class ForgedKeyTest {
             }
             assertThat(java.util.Arrays.stream(forged).sum()).isEqualTo(ATTEMPTS);
         } finally {
+            keys.deregisterAll(); // pins outlive an unmap on the process-wide ledger otherwise
             NativeMemory.unmap(mem);
         }
     }
