@@ -60,7 +60,9 @@ class ScaleTest {
             Footprint f2 = Footprint.now();
             for (int i = 0; i < QPS; i++) {
                 qb[i] = pdb.createQp(new QpInitAttr(QpType.RC, cqb, cqb, new QpCap(4, 4, 1, 1, 0)));
-                new RcConnect().accessFlags(Access.REMOTE_READ | Access.REMOTE_WRITE).rdAtomic(1, 1)
+                // timeout 18 (1.07 s): one duty cycle visits all 10,000 QPs, and on 2 busy cores a
+                // round of 10,000 READs can keep a reply waiting longer than the default's 8 x 67 ms
+                new RcConnect().accessFlags(Access.REMOTE_READ | Access.REMOTE_WRITE).rdAtomic(1, 1).timeout(18)
                     .pair(qa[i], i * 7919 & 0xFFFFFF, qb[i], i * 104729 & 0xFFFFFF);
             }
             assertThat(a.query().maxMr).isGreaterThanOrEqualTo(MRS);
