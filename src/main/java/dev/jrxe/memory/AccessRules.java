@@ -84,6 +84,11 @@ final class AccessRules {
         if (addr == 0 || Long.compareUnsigned(addr + length, USER_END) > 0) {
             throw new MemoryException(Errno.EFAULT, "range outside user space");
         }
+        if ((access & Access.FLUSH_PERSISTENT) != 0 && !FileMappings.sharedFileBacked(addr, length)) {
+            // rxe: EINVAL unless every page is persistent memory; jrxe's persistence is a shared
+            // file mapping that msync writes back
+            throw new MemoryException(Errno.EINVAL, "FLUSH_PERSISTENT needs memory mapped shared from a file");
+        }
     }
 
     static boolean writable(int access) {

@@ -181,17 +181,26 @@ public final class KeyTable {
         return n;
     }
 
-    /** Deregisters every region (device close). */
+    /** Deallocates every memory window, then deregisters every region (device close). */
     public void deregisterAll() {
         List<Region> regions = new ArrayList<>();
+        List<MemoryWindow> windows = new ArrayList<>();
         synchronized (this) {
             for (int p = 0; p < pages.length(); p++) {
                 AtomicReferenceArray<MemoryKey> slots = pages.get(p);
                 for (int i = 0; slots != null && i < PAGE; i++) {
-                    if (slots.get(i) instanceof Region r) {
+                    MemoryKey k = slots.get(i);
+                    if (k instanceof Region r) {
                         regions.add(r);
+                    } else if (k instanceof MemoryWindow w) {
+                        windows.add(w);
                     }
                 }
+            }
+        }
+        for (MemoryWindow w : windows) {
+            if (w.state() != MemoryWindow.INVALID) {
+                MemoryWindows.dealloc(w);
             }
         }
         for (Region r : regions) {

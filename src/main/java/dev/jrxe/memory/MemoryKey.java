@@ -55,6 +55,24 @@ public interface MemoryKey {
     int flush(int pdHandle, int requiredAccess, long va, long len);
 
     /**
+     * FLUSH with selectivity level MR: checks the access, then flushes the whole key (an implicit
+     * ODP region: the children it has).
+     */
+    default int flushRegion(int pdHandle, int requiredAccess) {
+        return flush(pdHandle, requiredAccess, start(), length());
+    }
+
+    /**
+     * The key a remote request arriving on QP {@code qpn} may use under this key value: this key
+     * itself for a memory region; for a memory window its current binding, or null when the
+     * window is not bound (or, type 2, bound on another QP). The responder resolves every rkey
+     * through it and keeps what it returns for the rest of the operation.
+     */
+    default MemoryKey forRemote(int qpn) {
+        return this;
+    }
+
+    /**
      * An incoming SEND_WITH_INV names this key: invalidates it for {@code pdHandle} if the key may
      * be invalidated remotely, else leaves it as it is. Returns {@link MemStatus#OK}, or why not
      * ({@link MemStatus#ACCESS_DENIED}: this kind of key cannot be invalidated by a peer). A

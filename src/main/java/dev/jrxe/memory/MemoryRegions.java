@@ -97,12 +97,16 @@ public final class MemoryRegions {
      * unpinned (pinned) or children released (ODP). After it returns jrxe no longer touches the
      * memory.
      *
-     * @throws MemoryException EINVAL if already deregistered
+     * @throws MemoryException EINVAL if already deregistered, EBUSY while memory windows are bound
      */
     public static void deregister(Region region) {
         synchronized (region) {
             if (!region.valid) {
                 throw new MemoryException(Errno.EINVAL, "region already deregistered");
+            }
+            if (region.boundWindows > 0) {
+                // man ibv_dereg_mr: fails while memory windows are bound to it
+                throw new MemoryException(Errno.EBUSY, region.boundWindows + " memory window(s) still bound");
             }
             region.valid = false;
             region.table().unpublish(region.key());

@@ -351,7 +351,7 @@ final class OdpTranslation extends Translation {
     }
 
     @Override
-    int flush(long va, long len) {
+    int flush(long va, long len, boolean persistent) {
         if (!inRange(va, len)) {
             return MemStatus.OUT_OF_RANGE;
         }
@@ -361,6 +361,39 @@ final class OdpTranslation extends Translation {
             return closed ? MemStatus.INVALID_STATE : MemStatus.FAULT;
         }
         VarHandle.fullFence();
+        if (persistent && len > 0 && Mem.msync(toAddress(va), len, Mem.MS_SYNC) != 0) {
+            return closed ? MemStatus.INVALID_STATE : MemStatus.FAULT;
+        }
+        return MemStatus.OK;
+    }
+
+    /**
+     * Level MR: an implicit region covers the address space, so only what it maps is flushed: a
+     * fence, and (persistent) each child's range written back (msync skips the unmapped parts of
+     * a child's 2 MiB and says so with ENOMEM, which is no failure here).
+     */
+    @Override
+    int flushAll(boolean persistent) {
+        if (!implicit) {
+            return super.flushAll(persistent);
+        }
+        if (closed) {
+            return MemStatus.INVALID_STATE;
+        }
+        VarHandle.fullFence();
+        if (persistent) {
+            NativeMemory.lock();
+            try {
+                for (OdpChunk c : live) {
+                    int r = Mem.msync(c.base, OdpChunk.SIZE, Mem.MS_SYNC);
+                    if (r != 0 && r != -dev.jrxe.sys.Errno.ENOMEM) {
+                        return MemStatus.FAULT;
+                    }
+                }
+            } finally {
+                NativeMemory.unlock();
+            }
+        }
         return MemStatus.OK;
     }
 

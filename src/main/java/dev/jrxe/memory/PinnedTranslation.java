@@ -180,15 +180,20 @@ final class PinnedTranslation extends Translation {
     }
 
     @Override
-    int flush(long va, long len) {
+    int flush(long va, long len, boolean persistent) {
         if (!inRange(va, len)) {
             return MemStatus.OUT_OF_RANGE;
         }
-        if (closed) {
+        if (!enter()) {
             return MemStatus.INVALID_STATE;
         }
-        VarHandle.fullFence();
-        return MemStatus.OK;
+        try {
+            VarHandle.fullFence();
+            return persistent && len > 0 && Mem.msync(toAddress(va), len, Mem.MS_SYNC) != 0 ? MemStatus.FAULT
+                : MemStatus.OK;
+        } finally {
+            exit();
+        }
     }
 
     @Override

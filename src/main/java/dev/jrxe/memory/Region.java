@@ -23,6 +23,8 @@ public final class Region implements MemoryKey, AutoCloseable {
     private final int key;
     private volatile Binding binding;
     volatile boolean valid = true;
+    /** Memory windows bound to this region (deregistration fails with EBUSY while any are). */
+    int boundWindows;
 
     Region(KeyTable table, int key, int pdHandle, int access, Translation translation) {
         this.table = table;
@@ -40,9 +42,13 @@ public final class Region implements MemoryKey, AutoCloseable {
         return key;
     }
 
-    /** The remote key: {@link #key()} when any remote access is allowed, else 0 (as rxe). */
+    /**
+     * The remote key: {@link #key()} when any remote access is allowed, else 0 (as rxe). FLUSH is
+     * a remote operation too: a region that allows only flushes has an rkey.
+     */
     public int rkey() {
-        return (access() & (Access.REMOTE_READ | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 ? key : 0;
+        return (access() & (Access.REMOTE_READ | Access.REMOTE_WRITE | Access.REMOTE_ATOMIC | Access.FLUSH_GLOBAL
+            | Access.FLUSH_PERSISTENT)) != 0 ? key : 0;
     }
 
     @Override
@@ -86,6 +92,11 @@ public final class Region implements MemoryKey, AutoCloseable {
     /** The key table (device) this region belongs to. */
     public KeyTable table() {
         return table;
+    }
+
+    /** Memory windows bound to this region now. */
+    public synchronized int boundWindows() {
+        return boundWindows;
     }
 
     /** Whether the region is registered (not yet deregistered). */
@@ -165,7 +176,16 @@ public final class Region implements MemoryKey, AutoCloseable {
     public int flush(int pdHandle, int requiredAccess, long va, long len) {
         Binding b = binding;
         int st = check(b, pdHandle, requiredAccess, va, len);
-        return st != MemStatus.OK ? st : b.translation().flush(va, len);
+        return st != MemStatus.OK ? st
+            : b.translation().flush(va, len, (requiredAccess & Access.FLUSH_PERSISTENT) != 0);
+    }
+
+    @Override
+    public int flushRegion(int pdHandle, int requiredAccess) {
+        Binding b = binding;
+        int st = check(b, pdHandle, requiredAccess, b.translation().iova, 0);
+        return st != MemStatus.OK ? st
+            : b.translation().flushAll((requiredAccess & Access.FLUSH_PERSISTENT) != 0);
     }
 
     // ---------------------------------------------------------------- unchecked (memory layer and its tests)
@@ -192,7 +212,7 @@ public final class Region implements MemoryKey, AutoCloseable {
     }
 
     int flush(long va, long len) {
-        return translation().flush(va, len);
+        return translation().flush(va, len, false);
     }
 
     /** Deregisters (see {@link MemoryRegions#deregister}). */

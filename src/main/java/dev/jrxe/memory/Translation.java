@@ -62,7 +62,16 @@ abstract sealed class Translation implements InvalidationListener permits Pinned
 
     abstract int atomicWrite(long va, long value);
 
-    abstract int flush(long va, long len);
+    /**
+     * RC FLUSH of {@code [va, va+len)}: earlier writes are visible to the CPU (global); with
+     * {@code persistent} the pages are also written back to the file behind them (msync).
+     */
+    abstract int flush(long va, long len, boolean persistent);
+
+    /** FLUSH of the whole translation (level MR). */
+    int flushAll(boolean persistent) {
+        return flush(iova, length, persistent);
+    }
 
     /** Prefetch per {@link Advice}; returns 0 or an errno. Only ODP translations support it. */
     abstract int prefetch(long va, long len, int advice);

@@ -55,6 +55,7 @@ public final class Mem {
     private static final MethodHandle MLOCK;
     private static final MethodHandle MUNLOCK;
     private static final MethodHandle MPROTECT;
+    private static final MethodHandle MSYNC;
     private static final MethodHandle MINCORE;
     private static final MethodHandle PROCESS_VM_READV;
     private static final MethodHandle PROCESS_VM_WRITEV;
@@ -76,6 +77,7 @@ public final class Mem {
         MUNLOCK = handle(linker, libc, "munlock", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
         MPROTECT = handle(linker, libc, "mprotect",
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), errno);
+        MSYNC = handle(linker, libc, "msync", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), errno);
         MINCORE = handle(linker, libc, "mincore",
                 FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), errno);
         FunctionDescriptor vm = FunctionDescriptor.of(JAVA_LONG,
@@ -185,6 +187,22 @@ public final class Mem {
         Scratch s = scratch();
         try {
             int r = (int) MUNLOCK.invokeExact(s.capture, addr, length);
+            return r == -1 ? -errno(s) : r;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** msync(2) flag: write back and wait. */
+    public static final int MS_SYNC = 4;
+
+    /** msync(2) of the pages covering {@code [addr, addr+length)}: 0 or -errno. */
+    public static int msync(long addr, long length, int flags) {
+        long start = alignDown(addr, PAGE_SIZE);
+        long end = alignUp(addr + length, PAGE_SIZE);
+        Scratch s = scratch();
+        try {
+            int r = (int) MSYNC.invokeExact(s.capture, start, end - start, flags);
             return r == -1 ? -errno(s) : r;
         } catch (Throwable t) {
             throw rethrow(t);

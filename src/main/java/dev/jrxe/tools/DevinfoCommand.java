@@ -35,11 +35,18 @@ public final class DevinfoCommand implements Callable<Integer> {
     static {
         CAP_EX_NAMES[34] = "RAW_SCATTER_FCS";
         CAP_EX_NAMES[36] = "PCI_WRITE_END_PADDING";
+        CAP_EX_NAMES[38] = "FLUSH_GLOBAL";
+        CAP_EX_NAMES[39] = "FLUSH_PERSISTENT";
+        CAP_EX_NAMES[40] = "ATOMIC_WRITE";
     }
 
-    /** Names of the per-transport ODP bits ibv_devinfo knows (FLUSH and ATOMIC_WRITE print as unknown). */
+    /**
+     * Names of the per-transport ODP bits. ibv_devinfo up to rdma-core 50 prints bits 6 and 7 as
+     * "Unknown flags: 0xC0"; jrxe names them after IBV_ODP_SUPPORT_FLUSH / _ATOMIC_WRITE.
+     */
     private static final String[] ODP_NAMES = {
         "SUPPORT_SEND", "SUPPORT_RECV", "SUPPORT_WRITE", "SUPPORT_READ", "SUPPORT_ATOMIC", "SUPPORT_SRQ",
+        "SUPPORT_FLUSH", "SUPPORT_ATOMIC_WRITE",
     };
 
     @CommandLine.Spec
@@ -182,10 +189,18 @@ public final class DevinfoCommand implements Callable<Integer> {
         printOdp(o, "uc_odp_caps", a.odpUcCaps);
         printOdp(o, "ud_odp_caps", a.odpUdCaps);
         printOdp(o, "xrc_odp_caps", a.odpXrcCaps);
-        // jrxe has no completion timestamps, core clock, TSO, RSS, WQs, packet pacing or tag matching,
-        // like rxe; ibv_devinfo prints these extended attributes as zeros / "not supported"
-        o.printf("\tcompletion_timestamp_mask not supported%n");
-        o.printf("\tcore clock not supported%n");
+        // completion timestamps in ns (rxe has none); no TSO, RSS, WQs, packet pacing or tag
+        // matching, like rxe: ibv_devinfo prints those as zeros / "not supported"
+        if (a.completionTimestampMask != 0) {
+            o.printf("\tcompletion timestamp_mask:\t\t\t0x%016x%n", a.completionTimestampMask);
+        } else {
+            o.printf("\tcompletion_timestamp_mask not supported%n");
+        }
+        if (a.hcaCoreClock != 0) {
+            o.printf("\thca_core_clock:\t\t\t%dkHZ%n", a.hcaCoreClock);
+        } else {
+            o.printf("\tcore clock not supported%n");
+        }
         o.printf("\tdevice_cap_flags_ex:\t\t0x%X%n", a.deviceCapFlags);
         printFlags(o, a.deviceCapFlags & 0xFFFFFFFF00000000L, CAP_EX_NAMES);
         o.printf("\ttso_caps:%n");

@@ -22,10 +22,15 @@ final class Completions {
                 e.status = status;
                 e.opcode = WcOpcode.forWr(wqe.opcode);
                 e.qpNum = qp.qpn;
+        e.timestamp = qp.engine.now;
+                e.timestamp = qp.engine.now;
                 if (status == WcStatus.SUCCESS && wqe.opcode == dev.jrxe.ib.WrOpcode.RDMA_READ) {
                     e.byteLen = (int) wqe.length;
-                } else if (status == WcStatus.SUCCESS && dev.jrxe.ib.WrOpcode.isAtomic(wqe.opcode)) {
+                } else if (status == WcStatus.SUCCESS && (dev.jrxe.ib.WrOpcode.isAtomic(wqe.opcode)
+                    || wqe.opcode == dev.jrxe.ib.WrOpcode.ATOMIC_WRITE)) {
                     e.byteLen = 8;
+                } else if (status == WcStatus.SUCCESS && wqe.opcode == dev.jrxe.ib.WrOpcode.FLUSH) {
+                    e.byteLen = (int) wqe.length; // rxe: the flush length
                 }
                 // free the slot before the completion becomes visible: an application that sees
                 // it may post again at once and must find room (rxe frees, then posts)

@@ -18,9 +18,12 @@ public final class Cqe {
     public int dlidPathBits;
     /** UD: source IPv4 address of the datagram (for the GRH a UD receiver sees). */
     public int srcAddr;
+    /** Device clock (ns) when the engine produced the completion. */
+    public long timestamp;
 
     void clear() {
         wrId = 0;
+        timestamp = 0;
         status = 0;
         opcode = 0;
         vendorErr = 0;

@@ -41,6 +41,10 @@ final class PacketOut {
         return writer.reth();
     }
 
+    dev.jrxe.wire.Feth feth() {
+        return writer.feth();
+    }
+
     Aeth aeth() {
         return writer.aeth();
     }

@@ -93,7 +93,7 @@ final class RcCompleter {
                 completeHead(qp);
                 break;
             }
-            boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
+            boolean readOrAtomic = RcRequester.needsResponse(w.opcode);
             if (readOrAtomic) {
                 long missing = w.firstPsn + w.offset / qp.pathMtu;
                 if (psn >= missing) {
@@ -170,6 +170,11 @@ final class RcCompleter {
             return;
         }
         SendWqe w = sq.at(sq.consumer());
+        if ((w.opcode == WrOpcode.FLUSH || w.opcode == WrOpcode.ATOMIC_WRITE) && w.state == SendWqe.PENDING
+            && w.status == WcStatus.SUCCESS) {
+            onEmptyResponse(qp, w, before, psn, opcode, pkt);
+            return;
+        }
         if (w.opcode != WrOpcode.RDMA_READ || w.state != SendWqe.PENDING || w.status != WcStatus.SUCCESS) {
             unexpected();
             return;
@@ -214,7 +219,30 @@ final class RcCompleter {
         if (last) {
             qp.rdAtomicInFlight--;
             Completions.send(qp, w, WcStatus.SUCCESS);
+            completeAcked(qp, psn, false); // what executed after it without a PSN (a bind, an invalidation)
         }
+        progress(qp, before, psn + 1);
+    }
+
+    /** FLUSH and ATOMIC_WRITE are answered by an RDMA READ RESPONSE ONLY without data (rxe). */
+    private void onEmptyResponse(Qp qp, SendWqe w, long before, long psn, int opcode, RocePacket pkt) {
+        long d = psn - w.firstPsn;
+        if (d < 0) {
+            unexpected();
+            return;
+        }
+        if (d > 0) {
+            engine.counters.inc(TransportCounters.RCVD_SEQ_ERR);
+            retry(qp, w.firstPsn, true, RetransmitEvent.MISSING_RESPONSE);
+            return;
+        }
+        if (opcode != Opcodes.RC_RDMA_READ_RESPONSE_ONLY || pkt.payloadLength() != 0) {
+            finishWithError(qp, w, WcStatus.BAD_RESP_ERR);
+            return;
+        }
+        qp.rdAtomicInFlight--;
+        Completions.send(qp, w, WcStatus.SUCCESS);
+        completeAcked(qp, psn, false);
         progress(qp, before, psn + 1);
     }
 
@@ -240,6 +268,7 @@ final class RcCompleter {
         }
         qp.rdAtomicInFlight--;
         Completions.send(qp, w, WcStatus.SUCCESS);
+        completeAcked(qp, psn, false);
         progress(qp, before, psn + 1);
     }
 
@@ -341,6 +370,18 @@ final class RcCompleter {
             } else {
                 qp.retransmitDeadline = 0;
             }
+        }
+    }
+
+    /**
+     * A local operation (bind, invalidate) was executed: it completes once everything before it
+     * has, which may be now.
+     */
+    void completeLocal(Qp qp) {
+        long before = qp.compPsn;
+        completeAcked(qp, qp.compPsn - 1, false);
+        if (qp.compPsn != before) {
+            progress(qp, before, qp.compPsn);
         }
     }
 

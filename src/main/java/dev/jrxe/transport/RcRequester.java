@@ -61,6 +61,12 @@ final class RcRequester {
             if (w.state == SendWqe.POSTED && (draining || !start(qp, w))) {
                 break;
             }
+            if (w.state == SendWqe.PENDING && w.status == WcStatus.SUCCESS && LocalOps.isLocal(w.opcode)) {
+                // executed (now, or before a retry rewound past it): it completes in order
+                sq.next++;
+                engine.completer.completeLocal(qp);
+                continue;
+            }
             if (w.state == SendWqe.PENDING) {
                 // failed locally while starting: nothing more is sent; the completer reports it
                 // in order and moves the QP to the error state
@@ -100,17 +106,20 @@ final class RcRequester {
 
     /** Assigns PSNs to a fresh WQE; false when fence or credits make it wait. */
     private boolean start(Qp qp, SendWqe w) {
-        boolean readOrAtomic = w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode);
+        boolean readOrAtomic = needsResponse(w.opcode);
         if ((w.sendFlags & SendFlags.FENCE) != 0 && qp.rdAtomicInFlight > 0) {
             return false;
         }
         if (readOrAtomic && qp.rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic)) {
             return false;
         }
+        if (w.opcode == WrOpcode.LOCAL_INV && qp.sq.consumer() != qp.sq.next) {
+            return false; // rxe: LOCAL_INV is always fenced, it waits until everything before it completed
+        }
         w.firstPsn = qp.psn;
         int mtu = qp.pathMtu;
-        if (WrOpcode.isAtomic(w.opcode)) {
-            w.packets = 1;
+        if (readOrAtomic && w.opcode != WrOpcode.RDMA_READ) {
+            w.packets = 1; // atomics, FLUSH and ATOMIC_WRITE: one request, one response
         } else {
             w.packets = (int) Math.max(1, (w.length + mtu - 1) / mtu);
         }
@@ -118,6 +127,12 @@ final class RcRequester {
         w.offset = 0;
         w.status = WcStatus.SUCCESS;
         w.state = SendWqe.PROCESSING;
+        if (LocalOps.isLocal(w.opcode)) {
+            // executed once, here, in send-queue order; it uses no PSN
+            int status = LocalOps.execute(engine.keys, qp, w);
+            failLocally(qp, w, status);
+            return true;
+        }
         int access = readOrAtomic ? Access.LOCAL_WRITE : 0;
         if (!w.inlined) {
             int st = Sgl.check(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, access);
@@ -137,7 +152,12 @@ final class RcRequester {
      * LOC_PROT_ERR once everything before it has completed (completions stay in order).
      */
     private void localError(Qp qp, SendWqe w) {
-        w.status = WcStatus.LOC_PROT_ERR;
+        failLocally(qp, w, WcStatus.LOC_PROT_ERR);
+    }
+
+    /** The WQE is done without the wire, with {@code status} (SUCCESS for a local operation). */
+    private static void failLocally(Qp qp, SendWqe w, int status) {
+        w.status = status;
         w.state = SendWqe.PENDING;
         // nothing of it goes on the wire: the PSNs it would have used stay free
         w.packets = 0;
@@ -147,12 +167,17 @@ final class RcRequester {
     /** Sends the next packet of {@code w}; returns packets sent, or -1 when it must wait. */
     private int sendNext(Qp qp, SendWqe w) {
         int op = w.opcode;
-        if (op == WrOpcode.RDMA_READ || WrOpcode.isAtomic(op)) {
+        if (needsResponse(op)) {
             if (qp.rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic)) {
                 return -1;
             }
             qp.rdAtomicInFlight++;
-            return op == WrOpcode.RDMA_READ ? sendRead(qp, w) : sendAtomic(qp, w);
+            return switch (op) {
+                case WrOpcode.RDMA_READ -> sendRead(qp, w);
+                case WrOpcode.FLUSH -> sendFlush(qp, w);
+                case WrOpcode.ATOMIC_WRITE -> sendAtomicWrite(qp, w);
+                default -> sendAtomic(qp, w);
+            };
         }
         return sendSegment(qp, w);
     }
@@ -188,6 +213,41 @@ final class RcRequester {
         qp.noAckPackets = 0;
         finishWqe(qp, w);
         return 1;
+    }
+
+    /**
+     * FLUSH (IBTA 1.5): FETH with placement type and selectivity level, RETH with the range; one
+     * PSN, answered by a zero-length RDMA READ response, as rxe. Like READs and atomics it uses a
+     * max_rd_atomic credit (rxe does not, but its responder answers it from the same resources).
+     */
+    private int sendFlush(Qp qp, SendWqe w) {
+        PacketOut out = engine.out;
+        out.begin(qp, Opcodes.RC_FLUSH, Psn.of(qp.psn), true, false, 0);
+        out.feth().placementType(w.flushType).selectivityLevel(w.flushLevel);
+        out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
+        out.commit();
+        qp.psn++;
+        qp.noAckPackets = 0;
+        finishWqe(qp, w);
+        return 1;
+    }
+
+    /** ATOMIC_WRITE (IBTA 1.5): RETH (length 8) and the 8 bytes, as they lie in host memory. */
+    private int sendAtomicWrite(Qp qp, SendWqe w) {
+        PacketOut out = engine.out;
+        MemorySegment buf = out.begin(qp, Opcodes.RC_ATOMIC_WRITE, Psn.of(qp.psn), true, false, 8);
+        out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength(8);
+        buf.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, out.payloadOffset(), w.compareAdd);
+        out.commit();
+        qp.psn++;
+        qp.noAckPackets = 0;
+        finishWqe(qp, w);
+        return 1;
+    }
+
+    /** Operations the responder answers with data or an explicit response, not a plain ACK. */
+    static boolean needsResponse(int op) {
+        return op == WrOpcode.RDMA_READ || WrOpcode.isAtomic(op) || op == WrOpcode.FLUSH || op == WrOpcode.ATOMIC_WRITE;
     }
 
     private int sendSegment(Qp qp, SendWqe w) {
@@ -315,22 +375,22 @@ final class RcRequester {
             if (w.state == SendWqe.POSTED || w.state == SendWqe.DONE) {
                 break;
             }
-            if (w.status != WcStatus.SUCCESS) {
-                continue;
+            if (w.status != WcStatus.SUCCESS || LocalOps.isLocal(w.opcode)) {
+                continue; // failed, or executed already: never again
             }
             if (psn <= w.lastPsn) {
                 if (psn < w.firstPsn) {
                     psn = w.firstPsn; // never resume before a message's first PSN: PSNs are fixed per packet
                 }
                 long off = (psn - w.firstPsn) * mtu;
-                if (WrOpcode.isAtomic(w.opcode)) {
+                if (needsResponse(w.opcode) && w.opcode != WrOpcode.RDMA_READ) {
                     off = 0;
                 }
                 w.offset = Math.min(off, w.length);
                 w.state = SendWqe.PROCESSING;
                 break;
             }
-            if (w.opcode == WrOpcode.RDMA_READ || WrOpcode.isAtomic(w.opcode)) {
+            if (needsResponse(w.opcode)) {
                 credits++;
             }
         }
@@ -340,7 +400,7 @@ final class RcRequester {
             if (w.state == SendWqe.POSTED) {
                 break;
             }
-            if (w.status == WcStatus.SUCCESS) {
+            if (w.status == WcStatus.SUCCESS && !LocalOps.isLocal(w.opcode)) {
                 w.offset = 0;
                 w.state = SendWqe.PROCESSING;
             }

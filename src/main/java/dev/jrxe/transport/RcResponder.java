@@ -72,7 +72,7 @@ final class RcResponder {
             return;
         }
         r.seqNakSent = false;
-        if (!sequenceOk(r, opcode) || !allowedOnQp(qp, opcode)) {
+        if (!sequenceOk(r, opcode) || !allowedOnQp(qp, opcode, pkt)) {
             // rxe check_op_seq / check_op_valid: missing FIRST/LAST, or an operation the QP does
             // not enable (class C, invalid request)
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
@@ -86,6 +86,10 @@ final class RcResponder {
             onRead(qp, pkt, psn);
         } else if (OpcodeTable.has(opcode, OpcodeTable.ATOMIC)) {
             onAtomic(qp, pkt, opcode, psn);
+        } else if (OpcodeTable.has(opcode, OpcodeTable.ATOMIC_WRITE)) {
+            onAtomicWrite(qp, pkt, psn);
+        } else if (OpcodeTable.has(opcode, OpcodeTable.FLUSH)) {
+            onFlush(qp, pkt, psn);
         } else {
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
         }
@@ -105,10 +109,20 @@ final class RcResponder {
         return r.inProgress == (send ? ResponderState.IN_SEND : ResponderState.IN_WRITE);
     }
 
-    /** rxe check_op_valid: RDMA READ, WRITE and atomics only where the QP's access flags allow them. */
-    private static boolean allowedOnQp(Qp qp, int opcode) {
+    /**
+     * rxe check_op_valid: RDMA READ, WRITE (and ATOMIC_WRITE) and atomics only where the QP's
+     * access flags allow them; FLUSH where they allow its placement type (check_qp_attr_access).
+     */
+    private static boolean allowedOnQp(Qp qp, int opcode, RocePacket pkt) {
+        if (OpcodeTable.has(opcode, OpcodeTable.FLUSH)) {
+            int type = pkt.feth().placementType();
+            int flush = ((type & dev.jrxe.wire.Feth.PLT_GLOBAL_VISIBILITY) != 0 ? Access.FLUSH_GLOBAL : 0)
+                | ((type & dev.jrxe.wire.Feth.PLT_PERSISTENCE) != 0 ? Access.FLUSH_PERSISTENT : 0);
+            return (qp.accessFlags & flush) == flush;
+        }
         int need = OpcodeTable.has(opcode, OpcodeTable.READ) ? Access.REMOTE_READ
-            : OpcodeTable.has(opcode, OpcodeTable.WRITE) ? Access.REMOTE_WRITE
+            : OpcodeTable.has(opcode, OpcodeTable.WRITE) || OpcodeTable.has(opcode, OpcodeTable.ATOMIC_WRITE)
+            ? Access.REMOTE_WRITE
             : OpcodeTable.has(opcode, OpcodeTable.ATOMIC) ? Access.REMOTE_ATOMIC : 0;
         return (qp.accessFlags & need) == need;
     }
@@ -195,7 +209,7 @@ final class RcResponder {
      * whether the invalidation happened.
      */
     private boolean invalidate(Qp qp, int rkey, int psn, boolean ackReq) {
-        MemoryKey k = engine.keys.lookup(rkey);
+        MemoryKey k = remoteKey(qp, rkey);
         int st = k == null ? MemStatus.INVALID_KEY : k.invalidateRemotely(qp.pdHandle);
         if (st == MemStatus.OK) {
             return true;
@@ -273,7 +287,7 @@ final class RcResponder {
             MemoryKey key = null;
             if (dmaLen > 0) {
                 // rxe: a zero-length WRITE needs no key; any other is checked over its whole range
-                key = engine.keys.lookup(reth.rkey());
+                key = remoteKey(qp, reth.rkey());
                 int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_WRITE, va, dmaLen);
                 if (st != MemStatus.OK) {
                     keyError(qp, st, psn);
@@ -370,6 +384,109 @@ final class RcResponder {
         serve(qp);
     }
 
+    // ---------------------------------------------------------------- ATOMIC_WRITE and FLUSH (IBTA 1.5)
+
+    /**
+     * ATOMIC_WRITE: 8 bytes stored at once (rxe_mr_do_atomic_write) under REMOTE_WRITE, 8-byte
+     * aligned (else invalid request, as a misaligned atomic). Executed on arrival, in PSN order
+     * with the WRITEs around it; the response (an empty READ response) waits its turn among the
+     * replies. A duplicate gets the response again, never a second store.
+     */
+    private void onAtomicWrite(Qp qp, RocePacket pkt, int psn) {
+        ResponderState r = qp.resp;
+        Reth reth = pkt.reth();
+        if (reth.dmaLength() != 8 || pkt.payloadLength() != 8) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        ResponderState.Resource res = r.newResource();
+        if (res == null) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        long va = reth.va();
+        MemoryKey key = remoteKey(qp, reth.rkey());
+        int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_WRITE, va, 8);
+        if (st == MemStatus.OK && (va & 7) != 0) {
+            st = MemStatus.MISALIGNED;
+        }
+        if (st == MemStatus.OK) {
+            long value = pkt.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, pkt.payloadOffset());
+            st = key.atomicWrite(qp.pdHandle, Access.REMOTE_WRITE, va, value);
+        }
+        if (st != MemStatus.OK) {
+            keyError(qp, st, psn);
+            return;
+        }
+        executedEmpty(qp, res, psn, va, reth.rkey());
+    }
+
+    /**
+     * FLUSH: the placement type names the access the key must grant (FLUSH_GLOBAL,
+     * FLUSH_PERSISTENT; missing: remote access error, as rxe); level RANGE flushes the RETH's
+     * range, level MR the whole key (rxe checks no range then). Every earlier request of the QP
+     * has been executed when it runs, so their data is visible (GLOBAL) or written back to the
+     * file behind the region (PERSISTENT) before the response leaves.
+     */
+    private void onFlush(Qp qp, RocePacket pkt, int psn) {
+        ResponderState r = qp.resp;
+        int type = pkt.feth().placementType();
+        int level = pkt.feth().selectivityLevel();
+        int need = ((type & dev.jrxe.wire.Feth.PLT_GLOBAL_VISIBILITY) != 0 ? Access.FLUSH_GLOBAL : 0)
+            | ((type & dev.jrxe.wire.Feth.PLT_PERSISTENCE) != 0 ? Access.FLUSH_PERSISTENT : 0);
+        if (need == 0 || (type & ~3) != 0 || level > dev.jrxe.wire.Feth.SEL_MR) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        ResponderState.Resource res = r.newResource();
+        if (res == null) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+            return;
+        }
+        Reth reth = pkt.reth();
+        long va = reth.va();
+        long len = Integer.toUnsignedLong(reth.dmaLength());
+        MemoryKey key = remoteKey(qp, reth.rkey());
+        int st = key == null ? MemStatus.INVALID_KEY
+            : level == dev.jrxe.wire.Feth.SEL_MR ? key.flushRegion(qp.pdHandle, need)
+            : key.flush(qp.pdHandle, need, va, len);
+        if (st != MemStatus.OK) {
+            keyError(qp, st, psn);
+            return;
+        }
+        executedEmpty(qp, res, psn, va, reth.rkey());
+    }
+
+    /** An ATOMIC_WRITE or FLUSH was executed: its response joins the replies. */
+    private void executedEmpty(Qp qp, ResponderState.Resource res, int psn, long va, int rkey) {
+        ResponderState r = qp.resp;
+        res.kind = ResponderState.Resource.EMPTY;
+        res.firstPsn = psn;
+        res.lastPsn = psn;
+        res.va = va;
+        res.rkey = rkey;
+        res.executed = true;
+        r.msn = (r.msn + 1) & 0xFFFFFF;
+        res.msn = r.msn;
+        res.started = true;
+        r.ePsn = Psn.add(psn, 1);
+        r.ackablePsn = r.ePsn;
+        ackBeforeReplies(qp);
+        r.enqueue(res);
+        serve(qp);
+    }
+
+    /** The response of an ATOMIC_WRITE or FLUSH: RDMA READ RESPONSE ONLY without payload (rxe). */
+    private int sendEmptyResponse(Qp qp, ResponderState.Resource res) {
+        PacketOut out = engine.out;
+        out.begin(qp, Opcodes.RC_RDMA_READ_RESPONSE_ONLY, res.firstPsn, false, false, 0);
+        out.aeth().syndrome(Aeth.ACK).msn(res.msn);
+        out.commit();
+        res.answered = true;
+        qp.resp.done(res);
+        return 1;
+    }
+
     // ---------------------------------------------------------------- replies
 
     /**
@@ -391,8 +508,11 @@ final class RcResponder {
         int sent = 0;
         while (r.pendingReplies > 0 && r.replyBudget > 0) {
             ResponderState.Resource res = r.oldestPending();
-            int n = res.kind == ResponderState.Resource.READ ? sendReadResponses(qp, res, r.replyBudget)
-                : answerAtomic(qp, res);
+            int n = switch (res.kind) {
+                case ResponderState.Resource.READ -> sendReadResponses(qp, res, r.replyBudget);
+                case ResponderState.Resource.EMPTY -> sendEmptyResponse(qp, res);
+                default -> answerAtomic(qp, res);
+            };
             if (n < 0) {
                 return sent; // the QP failed
             }
@@ -424,16 +544,19 @@ final class RcResponder {
      */
     private int sendReadResponses(Qp qp, ResponderState.Resource res, int budget) {
         ResponderState r = qp.resp;
-        MemoryKey key = res.resid > 0 ? engine.keys.lookup(res.rkey) : null;
         if (!res.checked) {
+            // resolved once per pass: a window rebound meanwhile cannot lend this READ its new binding
+            MemoryKey key = res.resid > 0 ? remoteKey(qp, res.rkey) : null;
             int st = res.resid == 0 ? MemStatus.OK
                 : key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_READ, res.curVa, res.resid);
             if (st != MemStatus.OK) {
                 keyError(qp, st, res.curPsn);
                 return -1;
             }
+            res.key = key;
             res.checked = true;
         }
+        MemoryKey key = res.key;
         if (!res.started) {
             // C9-148: the MSN counts a READ when it is executed
             r.msn = (r.msn + 1) & 0xFFFFFF;
@@ -470,6 +593,7 @@ final class RcResponder {
             res.curPsn = Psn.next(res.curPsn);
             if (last) {
                 res.answered = true;
+                res.key = null;
                 r.done(res);
                 break;
             }
@@ -481,7 +605,7 @@ final class RcResponder {
     private int answerAtomic(Qp qp, ResponderState.Resource res) {
         ResponderState r = qp.resp;
         if (!res.executed) {
-            MemoryKey key = engine.keys.lookup(res.rkey);
+            MemoryKey key = remoteKey(qp, res.rkey);
             int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, 8);
             if (st == MemStatus.OK && (res.va & 7) != 0) {
                 st = MemStatus.MISALIGNED;
@@ -541,6 +665,15 @@ final class RcResponder {
             }
             return; // not executed yet: its acknowledgement is still to come
         }
+        if (OpcodeTable.has(opcode, OpcodeTable.ATOMIC_WRITE) || OpcodeTable.has(opcode, OpcodeTable.FLUSH)) {
+            ResponderState.Resource res = r.find(psn, ResponderState.Resource.EMPTY);
+            if (res == null || res.firstPsn != psn) {
+                engine.counters.inc(TransportCounters.DUPLICATE_DROPPED);
+                return;
+            }
+            replay(qp, res); // the response again, never a second execution
+            return;
+        }
         // SEND / WRITE already executed: acknowledge again up to the last one (C9-105); with
         // replies pending the ACK waits for them (the engine sends no ACK ahead of replies)
         deferAck(qp, Psn.add(r.ackablePsn, -1), false);
@@ -571,6 +704,15 @@ final class RcResponder {
         }
         r.enqueue(res);
         serve(qp);
+    }
+
+    /**
+     * The key a request of this QP reaches under {@code rkey}: a region, or the current binding of
+     * a memory window bound for this QP (null: none).
+     */
+    private MemoryKey remoteKey(Qp qp, int rkey) {
+        MemoryKey k = engine.keys.lookup(rkey);
+        return k == null ? null : k.forRemote(qp.qpn);
     }
 
     // ---------------------------------------------------------------- ACK / NAK

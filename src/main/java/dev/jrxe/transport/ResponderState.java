@@ -70,6 +70,8 @@ final class ResponderState {
     static final class Resource {
         static final int READ = 1;
         static final int ATOMIC = 2;
+        /** FLUSH or ATOMIC_WRITE: executed on arrival, answered by an empty READ response. */
+        static final int EMPTY = 3;
         int kind;
         /** The PSNs the original request covers (READ: one per response). */
         int firstPsn;
@@ -100,6 +102,8 @@ final class ResponderState {
         boolean opening;
         /** The range to send was checked against the key. */
         boolean checked;
+        /** The key it was checked against (a region, or a window's binding), while answering. */
+        MemoryKey key;
 
         /** Sets the range of responses to send: {@code length} bytes at {@code va}, from {@code psn}. */
         void cursor(int psn, long va, long length) {
@@ -108,6 +112,7 @@ final class ResponderState {
             resid = length;
             opening = psn == firstPsn;
             checked = false;
+            key = null;
         }
     }
 

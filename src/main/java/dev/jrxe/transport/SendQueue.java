@@ -71,6 +71,23 @@ public final class SendQueue {
         PRODUCER.setRelease(this, (long) PRODUCER.getOpaque(this) + 1);
     }
 
+    /**
+     * Producer: the slot {@code ahead} places after the next free one, or null when it would
+     * exceed {@code maxWr} outstanding WQEs (a batch fills several slots before publishing any).
+     */
+    public SendWqe claim(int ahead) {
+        long p = (long) PRODUCER.getOpaque(this) + ahead;
+        if (p - (long) CONSUMER.getAcquire(this) >= maxWr) {
+            return null;
+        }
+        return slots[(int) (p % slots.length)];
+    }
+
+    /** Producer: publishes {@code n} claimed slots at once (the engine sees all or none of them). */
+    public void publish(int n) {
+        PRODUCER.setRelease(this, (long) PRODUCER.getOpaque(this) + n);
+    }
+
     long producer() {
         return (long) PRODUCER.getAcquire(this);
     }

@@ -22,6 +22,15 @@ public final class SendWqe {
     public long compareAdd;
     public long swap;
     public int invalidateRkey;
+    /** BIND_MW: the window's current rkey, the region's lkey, the window's length and access
+     *  ({@link #remoteAddr} is where it starts, {@link #rkey} the rkey it gets). */
+    public int bindMwKey;
+    public int bindMrKey;
+    public long bindLength;
+    public int bindAccess;
+    /** FLUSH: placement type (1 GLOBAL, 2 PERSISTENT) and selectivity level (0 RANGE, 1 MR). */
+    public int flushType;
+    public int flushLevel;
     /** UD: destination address (IPv4, big-endian int), QPN and Q_Key. */
     public int udDestAddr;
     public int udDestQpn;

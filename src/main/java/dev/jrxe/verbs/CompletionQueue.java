@@ -17,12 +17,40 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
     private final AtomicInteger eventsDelivered = new AtomicInteger();
     private int eventsAcked;
     final AtomicInteger users = new AtomicInteger();
+    /** Consumers' lock: poll, and an extended poll from start to end. */
+    final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+    private final int wcFlags;
+    private final CqEx ex;
     private volatile boolean closed;
 
     CompletionQueue(Device device, int cqe, CompletionChannel channel) {
+        this(device, cqe, channel, -1);
+    }
+
+    /** {@code wcFlags} -1: a classic CQ; else an extended one with these {@link CqEx} flags. */
+    CompletionQueue(Device device, int cqe, CompletionChannel channel, int wcFlags) {
         this.device = device;
         this.channel = channel;
         this.ring = new CompletionRing(cqe, this);
+        this.wcFlags = Math.max(0, wcFlags);
+        this.ex = wcFlags >= 0 ? new CqEx(this, wcFlags) : null;
+    }
+
+    /**
+     * The extended poll API of a CQ made by {@link Device#createCqEx} ({@code ibv_cq_ex}).
+     *
+     * @throws VerbsException EINVAL for a CQ made by {@link Device#createCq}
+     */
+    public CqEx ex() {
+        if (ex == null) {
+            throw VerbsException.einval("not an extended CQ (create it with createCqEx)");
+        }
+        return ex;
+    }
+
+    /** Drives the device once from the polling thread (see {@link #poll}); whether it did. */
+    boolean drive() {
+        return device.engine().driveFromApp();
     }
 
     CompletionRing ring() {
@@ -58,7 +86,16 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
         return ring.peek() == null ? 0 : takeLocked(wc, max);
     }
 
-    private synchronized int takeLocked(WorkCompletion[] wc, int max) {
+    private int takeLocked(WorkCompletion[] wc, int max) {
+        lock.lock();
+        try {
+            return takeHeld(wc, max);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int takeHeld(WorkCompletion[] wc, int max) {
         int n = 0;
         Cqe e;
         while (n < max && (e = ring.peek()) != null) {
@@ -106,8 +143,11 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
         }
         boolean[] ok = new boolean[1];
         device.engine().withEngine(() -> {
-            synchronized (this) {
+            lock.lock();
+            try {
                 ok[0] = ringResize(cqe);
+            } finally {
+                lock.unlock();
             }
         });
         if (!ok[0]) {

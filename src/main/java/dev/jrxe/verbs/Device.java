@@ -143,7 +143,11 @@ public final class Device implements AutoCloseable {
         d.maxQpWr = MAX_QP_WR;
         d.deviceCapFlags = DeviceAttr.CAP_BAD_PKEY_CNTR | DeviceAttr.CAP_BAD_QKEY_CNTR
             | DeviceAttr.CAP_AUTO_PATH_MIG | DeviceAttr.CAP_CHANGE_PHY_PORT | DeviceAttr.CAP_UD_AV_PORT_ENFORCE
-            | DeviceAttr.CAP_PORT_ACTIVE_EVENT | DeviceAttr.CAP_SYS_IMAGE_GUID | DeviceAttr.CAP_RC_RNR_NAK_GEN;
+            | DeviceAttr.CAP_PORT_ACTIVE_EVENT | DeviceAttr.CAP_SYS_IMAGE_GUID | DeviceAttr.CAP_RC_RNR_NAK_GEN
+            | DeviceAttr.CAP_MEM_WINDOW | DeviceAttr.CAP_MEM_WINDOW_TYPE_2B
+            | DeviceAttr.CAP_FLUSH_GLOBAL | DeviceAttr.CAP_FLUSH_PERSISTENT | DeviceAttr.CAP_ATOMIC_WRITE;
+        d.completionTimestampMask = -1L;
+        d.hcaCoreClock = 1_000_000; // kHz: timestamps count nanoseconds
         d.maxSge = MAX_SGE;
         d.maxSgeRd = MAX_SGE;
         d.maxCq = MAX_CQ;
@@ -154,7 +158,7 @@ public final class Device implements AutoCloseable {
         d.maxResRdAtom = 0x3f000;
         d.maxQpInitRdAtom = MAX_RD_ATOMIC;
         d.atomicCap = DeviceAttr.ATOMIC_HCA;
-        d.maxMw = 0;
+        d.maxMw = keys.capacity(); // windows and regions share the key table
         d.maxAh = 32767;
         d.maxSrq = 0;
         d.maxSrqWr = 0;
@@ -165,7 +169,8 @@ public final class Device implements AutoCloseable {
         d.numCompVectors = 1;
         d.odpGeneralCaps = (int) OdpCaps.GENERAL;
         // exactly the RC operations the transport implements today, all of which work on ODP
-        d.odpRcCaps = OdpCaps.RC & (OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.READ | OdpCaps.ATOMIC);
+        d.odpRcCaps = OdpCaps.RC & (OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.READ | OdpCaps.ATOMIC
+            | OdpCaps.FLUSH | OdpCaps.ATOMIC_WRITE);
         d.odpUcCaps = 0;
         d.odpUdCaps = 0;
         d.odpXrcCaps = 0;
@@ -252,6 +257,10 @@ public final class Device implements AutoCloseable {
 
     /** {@code ibv_create_cq}: at least {@code cqe} entries, optional channel, completion vector. */
     public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
+        return newCq(cqe, channel, compVector, -1);
+    }
+
+    private CompletionQueue newCq(int cqe, CompletionChannel channel, int compVector, int wcFlags) {
         ensureOpen();
         if (cqe < 1 || cqe > MAX_CQE) {
             throw VerbsException.einval("cqe " + cqe + " outside 1.." + MAX_CQE);
@@ -263,12 +272,24 @@ public final class Device implements AutoCloseable {
             liveCqs.decrementAndGet();
             throw new VerbsException(Errno.ENOMEM, "too many CQs");
         }
-        CompletionQueue cq = new CompletionQueue(this, cqe, channel);
-        return cq;
+        return new CompletionQueue(this, cqe, channel, wcFlags);
     }
 
     public CompletionQueue createCq(int cqe) {
         return createCq(cqe, null, 0);
+    }
+
+    /**
+     * {@code ibv_create_cq_ex}: a CQ whose completions carry the fields of {@code wcFlags}
+     * ({@link WcFlagsEx}), polled with {@link CompletionQueue#ex()} (or {@link CompletionQueue#poll}).
+     * A flag jrxe lacks fails with EOPNOTSUPP; bad sizes and vectors as {@link #createCq}.
+     */
+    public CompletionQueue createCqEx(int cqe, CompletionChannel channel, int compVector, int wcFlags) {
+        if ((wcFlags & ~WcFlagsEx.SUPPORTED) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "wc_flags 0x" + Integer.toHexString(wcFlags & ~WcFlagsEx.SUPPORTED)
+                + " not supported");
+        }
+        return newCq(cqe, channel, compVector, wcFlags);
     }
 
     /** A CQ overflowed: the async CQ error event ({@code IBV_EVENT_CQ_ERR}). */

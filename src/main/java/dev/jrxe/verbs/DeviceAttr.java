@@ -18,6 +18,10 @@ public final class DeviceAttr {
     public static final int CAP_MEM_WINDOW = 1 << 17;
     public static final int CAP_MEM_MGT_EXTENSIONS = 1 << 21;
     public static final int CAP_MEM_WINDOW_TYPE_2B = 1 << 24;
+    /** device_cap_flags_ex bits of IBTA 1.5's operations (rdma-core {@code IBV_DEVICE_*}). */
+    public static final long CAP_FLUSH_GLOBAL = 1L << 38;
+    public static final long CAP_FLUSH_PERSISTENT = 1L << 39;
+    public static final long CAP_ATOMIC_WRITE = 1L << 40;
 
     /** atomic_cap values. */
     public static final int ATOMIC_NONE = 0;
@@ -35,6 +39,12 @@ public final class DeviceAttr {
     public int maxQp;
     public int maxQpWr;
     public long deviceCapFlags;
+    /**
+     * Completion timestamps ({@code IBV_WC_EX_WITH_COMPLETION_TIMESTAMP}): the bits a timestamp
+     * has (0: none) and the clock in kHz. jrxe's are nanoseconds of the device's clock.
+     */
+    public long completionTimestampMask;
+    public long hcaCoreClock;
     public int maxSge;
     public int maxSgeRd;
     public int maxCq;

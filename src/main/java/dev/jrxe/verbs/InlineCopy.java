@@ -16,18 +16,20 @@ final class InlineCopy {
     private InlineCopy() {
     }
 
-    static int copy(KeyTable keys, SendWr wr, MemorySegment dst) {
+    /** Copies the WQE's SGEs into its inline buffer; a {@link MemStatus}. */
+    static int copy(KeyTable keys, dev.jrxe.transport.SendWqe w) {
         long off = 0;
-        for (int i = 0; i < wr.numSge; i++) {
-            Sge s = wr.sgList[i];
-            long len = Integer.toUnsignedLong(s.length);
+        MemorySegment dst = w.inline;
+        for (int i = 0; i < w.numSge; i++) {
+            long len = Integer.toUnsignedLong(w.sgeLength[i]);
             if (len == 0) {
                 continue;
             }
-            MemoryKey k = keys.lookup(s.lkey);
-            int st = k != null ? k.read(k.pdHandle(), 0, s.addr, dst, off, len) : MemStatus.INVALID_KEY;
+            long addr = w.sgeAddr[i];
+            MemoryKey k = keys.lookup(w.sgeLkey[i]);
+            int st = k != null ? k.read(k.pdHandle(), 0, addr, dst, off, len) : MemStatus.INVALID_KEY;
             if (st != MemStatus.OK) {
-                st = ProcessMemory.read(s.addr, dst, off, len);
+                st = ProcessMemory.read(addr, dst, off, len);
             }
             if (st != MemStatus.OK) {
                 return st;

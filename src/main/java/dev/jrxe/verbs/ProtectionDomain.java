@@ -60,6 +60,15 @@ public final class ProtectionDomain implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ibv_alloc_mw}: a type 1 or type 2 window ({@link MemoryWindow#TYPE_1}, {@code TYPE_2});
+     * any other type fails with EINVAL.
+     */
+    public MemoryWindow allocMw(int type) {
+        device.ensureOpen();
+        return MemoryWindow.alloc(this, type);
+    }
+
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttr attr) {
         device.ensureOpen();

@@ -10,6 +10,12 @@ public final class QpInitAttr {
     public QpCap cap = new QpCap();
     /** Every send WR completes signaled. */
     public boolean sqSigAll;
+    /**
+     * {@code ibv_qp_init_attr_ex.send_ops_flags} ({@link dev.jrxe.ib.SendOps}): the extended-API
+     * builders the QP accepts ({@link QueuePair#ex()}); 0 for the classic API only. A bit the
+     * device does not support fails creation with EOPNOTSUPP.
+     */
+    public int sendOpsFlags;
 
     public QpInitAttr() {
     }

@@ -1,5 +1,6 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.ib.Flush;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpAttrMask;
 import dev.jrxe.ib.QpState;
@@ -23,7 +24,8 @@ import java.lang.foreign.Arena;
  */
 public final class QueuePair implements AutoCloseable {
     private static final int QP_ACCESS_SUPPORTED =
-        Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND;
+        Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND
+            | Access.FLUSH_GLOBAL | Access.FLUSH_PERSISTENT;
 
     private final ProtectionDomain pd;
     private final Device device;
@@ -34,7 +36,12 @@ public final class QueuePair implements AutoCloseable {
     private final CompletionQueue recvCq;
     private final Arena arena = Arena.ofShared();
     private final AhAttr ahAttr = new AhAttr();
+    /** Posting to the send queue: held by post_send, and by an extended-API batch from start to complete. */
+    final java.util.concurrent.locks.ReentrantLock sqLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Reused by {@link #bindMw} (under the send queue's lock). */
+    private final SendWr bindWr = new SendWr(1);
     private boolean closed;
+    private final QpEx ex;
 
     QueuePair(ProtectionDomain pd, QpInitAttr init) {
         this.pd = pd;
@@ -45,6 +52,10 @@ public final class QueuePair implements AutoCloseable {
         }
         if (init.sendCq == null || init.recvCq == null) {
             throw VerbsException.einval("a QP needs a send and a receive CQ");
+        }
+        if ((init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "send_ops_flags 0x"
+                + Integer.toHexString(init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) + " not supported");
         }
         QpCap c = init.cap;
         if (c.maxSendWr < 0 || c.maxSendWr > Device.MAX_QP_WR || c.maxRecvWr < 0 || c.maxRecvWr > Device.MAX_QP_WR
@@ -65,10 +76,31 @@ public final class QueuePair implements AutoCloseable {
         RecvQueue rq = new RecvQueue(cap.maxRecvWr, cap.maxRecvSge);
         this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena);
+        this.ex = init.sendOpsFlags != 0 ? new QpEx(this, init.sendOpsFlags, cap.maxSendWr) : null;
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
         device.qpCreated(this);
         device.engine().register(qp);
+    }
+
+    /**
+     * {@code ibv_qp_to_qp_ex}: the extended post-send API of this QP.
+     *
+     * @throws VerbsException EINVAL when the QP was created without {@code sendOpsFlags}
+     */
+    public QpEx ex() {
+        if (ex == null) {
+            throw VerbsException.einval("the QP was created without send_ops_flags");
+        }
+        return ex;
+    }
+
+    Qp qp() {
+        return qp;
+    }
+
+    Device device() {
+        return device;
     }
 
     public int qpNum() {
@@ -279,14 +311,14 @@ public final class QueuePair implements AutoCloseable {
      */
     public void postSend(SendWr wr) {
         int posted = 0;
+        sqLock.lock();
         try {
-            synchronized (qp.sq) {
-                for (SendWr w = wr; w != null; w = w.next) {
-                    postOne(w);
-                    posted++;
-                }
+            for (SendWr w = wr; w != null; w = w.next) {
+                postOne(w);
+                posted++;
             }
         } finally {
+            sqLock.unlock();
             if (posted > 0) {
                 device.engine().kick();
             }
@@ -295,75 +327,214 @@ public final class QueuePair implements AutoCloseable {
 
     private void postOne(SendWr wr) {
         int state = qp.state();
-        if (state == QpState.RESET || state == QpState.INIT || state == QpState.RTR) {
+        if (!canPostSend(state)) {
             throw new PostException(Errno.EINVAL, "post_send in state " + QpState.name(state), wr);
         }
-        if (!opcodeAllowed(wr.opcode)) {
-            throw new PostException(Errno.EINVAL, "opcode " + WrOpcode.name(wr.opcode) + " not valid on "
-                + QpType.name(type), wr);
+        if (wr.numSge < 0 || wr.numSge > wr.sgList.length) {
+            throw new PostException(Errno.EINVAL, "num_sge " + wr.numSge + " but " + wr.sgList.length + " SGEs", wr);
         }
-        if (wr.numSge < 0 || wr.numSge > cap.maxSendSge || wr.numSge > wr.sgList.length) {
-            throw new PostException(Errno.EINVAL, "num_sge " + wr.numSge + " > max_send_sge " + cap.maxSendSge, wr);
-        }
-        long length = 0;
-        for (int i = 0; i < wr.numSge; i++) {
-            length += Integer.toUnsignedLong(wr.sgList[i].length);
-        }
-        if (length > Device.MAX_MSG_SZ) {
-            throw new PostException(Errno.EINVAL, "message longer than max_msg_sz", wr);
-        }
-        if (WrOpcode.isAtomic(wr.opcode) && length != 8) {
-            throw new PostException(Errno.EINVAL, "atomic operations move exactly 8 bytes", wr);
-        }
-        boolean inline = (wr.sendFlags & SendFlags.INLINE) != 0
-            && (WrOpcode.isSend(wr.opcode) || WrOpcode.isWrite(wr.opcode));
-        if (inline && length > cap.maxInlineData) {
-            throw new PostException(Errno.EINVAL, "inline data " + length + " > max_inline_data "
-                + cap.maxInlineData, wr);
-        }
-        SendQueue sq = qp.sq;
-        SendWqe w = sq.claim();
+        SendWqe w = qp.sq.claim();
         if (w == null) {
             throw new PostException(Errno.ENOMEM, "send queue full (" + cap.maxSendWr + ")", wr);
         }
-        w.wrId = wr.wrId;
-        w.opcode = wr.opcode;
-        w.sendFlags = wr.sendFlags;
-        w.numSge = wr.numSge;
-        for (int i = 0; i < wr.numSge; i++) {
-            Sge s = wr.sgList[i];
-            w.sgeAddr[i] = s.addr;
-            w.sgeLength[i] = s.length;
-            w.sgeLkey[i] = s.lkey;
+        int err = fill(w, wr);
+        if (err == 0) {
+            err = checkWqe(w);
         }
+        if (err != 0) {
+            throw new PostException(err, verdict, wr);
+        }
+        if (copyInline(w) != 0) {
+            throw new PostException(Errno.EFAULT, "inline data not readable", wr);
+        }
+        qp.sq.publish();
+        if (wr.opcode == WrOpcode.BIND_MW) {
+            wr.mw.posted(w.rkey);
+        }
+    }
+
+    /** Copies a classic work request into its WQE; 0 or an errno (with {@link #verdict}). */
+    private int fill(SendWqe w, SendWr wr) {
+        if (wr.opcode == WrOpcode.BIND_MW && (wr.mw == null || wr.mw.pd().device() != device
+            || (wr.bindMr != null && wr.bindMr.pd().device() != device))) {
+            return reject(Errno.EINVAL, "BIND_MW needs a window (and region) of this device");
+        }
+        begin(w, wr.opcode, wr.wrId, wr.sendFlags);
+        w.numSge = Math.min(wr.numSge, w.sgeAddr.length);
+        if (wr.numSge > w.sgeAddr.length) {
+            return reject(Errno.EINVAL, "num_sge " + wr.numSge + " > max_send_sge " + cap.maxSendSge);
+        }
+        long length = 0;
+        for (int i = 0; i < w.numSge; i++) {
+            Sge sge = wr.sgList[i];
+            w.sgeAddr[i] = sge.addr;
+            w.sgeLength[i] = sge.length;
+            w.sgeLkey[i] = sge.lkey;
+            length += Integer.toUnsignedLong(sge.length);
+        }
+        w.length = length;
         w.immData = wr.immData;
         w.remoteAddr = wr.remoteAddr;
         w.rkey = wr.rkey;
         w.compareAdd = wr.compareAdd;
         w.swap = wr.swap;
         w.invalidateRkey = wr.invalidateRkey;
-        w.length = length;
+        switch (wr.opcode) {
+            case WrOpcode.BIND_MW -> bindFields(w, wr.mw, wr.rkey, wr.bindMr, wr.bindAddr, wr.bindLength, wr.bindAccess);
+            case WrOpcode.FLUSH -> {
+                w.flushType = wr.flushType;
+                w.flushLevel = wr.flushLevel;
+                w.length = wr.flushLength;
+            }
+            case WrOpcode.ATOMIC_WRITE -> {
+                w.compareAdd = wr.atomicWriteValue;
+                w.length = 8;
+            }
+            default -> {
+            }
+        }
+        return 0;
+    }
+
+    /** Starts a WQE: the fields every work request sets, the rest cleared. */
+    void begin(SendWqe w, int opcode, long wrId, int sendFlags) {
+        w.wrId = wrId;
+        w.opcode = opcode;
+        w.sendFlags = sendFlags;
+        w.numSge = 0;
+        w.length = 0;
+        w.immData = 0;
+        w.remoteAddr = 0;
+        w.rkey = 0;
+        w.compareAdd = 0;
+        w.swap = 0;
+        w.invalidateRkey = 0;
+        w.bindMwKey = 0;
+        w.bindMrKey = 0;
+        w.bindLength = 0;
+        w.bindAccess = 0;
+        w.flushType = 0;
+        w.flushLevel = 0;
         w.state = SendWqe.POSTED;
         w.inlined = false;
         w.inlineLength = 0;
-        if (inline && length > 0) {
-            int st = InlineCopy.copy(device.keys(), wr, w.inline);
-            if (st != 0) {
-                throw new PostException(Errno.EFAULT, "inline data not readable", wr);
-            }
-            w.inlined = true;
-            w.inlineLength = (int) length;
+    }
+
+    /** BIND_MW: the window's rkey as of the last bind posted, and the one it gets. */
+    void bindFields(SendWqe w, MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
+        w.bindMwKey = mw.rkey();
+        w.bindMrKey = mr == null ? 0 : mr.lkey();
+        w.remoteAddr = addr;
+        w.bindLength = length;
+        w.bindAccess = access;
+        w.rkey = (w.bindMwKey & ~0xFF) | (newRkey & 0xFF);
+        w.length = 0;
+    }
+
+    /**
+     * The rules every posted WQE obeys, whichever API filled it: opcode for the QP type, SGE
+     * count, message length, 8-byte atomics, inline room, FLUSH and ATOMIC_WRITE parameters.
+     * Returns 0 or an errno, the reason in {@link #verdict}.
+     */
+    int checkWqe(SendWqe w) {
+        int op = w.opcode;
+        if (!opcodeAllowed(op)) {
+            return reject(Errno.EINVAL, "opcode " + WrOpcode.name(op) + " not valid on " + QpType.name(type));
         }
-        sq.publish();
+        if (w.numSge < 0 || w.numSge > cap.maxSendSge) {
+            return reject(Errno.EINVAL, "num_sge " + w.numSge + " > max_send_sge " + cap.maxSendSge);
+        }
+        if (w.length > Device.MAX_MSG_SZ || w.length < 0) {
+            return reject(Errno.EINVAL, "message longer than max_msg_sz");
+        }
+        if (WrOpcode.isAtomic(op) && w.length != 8) {
+            return reject(Errno.EINVAL, "atomic operations move exactly 8 bytes");
+        }
+        boolean inline = (w.sendFlags & SendFlags.INLINE) != 0 && (WrOpcode.isSend(op) || WrOpcode.isWrite(op));
+        if (inline && w.length > cap.maxInlineData) {
+            return reject(Errno.EINVAL, "inline data " + w.length + " > max_inline_data " + cap.maxInlineData);
+        }
+        if (op == WrOpcode.FLUSH && (w.flushType == 0 || (w.flushType & ~(Flush.GLOBAL | Flush.PERSISTENT)) != 0
+            || (w.flushLevel != Flush.RANGE && w.flushLevel != Flush.MR) || w.numSge != 0)) {
+            return reject(Errno.EINVAL, "FLUSH: placement " + w.flushType + ", level " + w.flushLevel);
+        }
+        if ((op == WrOpcode.ATOMIC_WRITE || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV) && w.numSge != 0) {
+            return reject(Errno.EINVAL, WrOpcode.name(op) + " takes no SGEs");
+        }
+        return 0;
+    }
+
+    /**
+     * IBV_SEND_INLINE on a SEND or WRITE with SGEs: the bytes are copied into the WQE now, so the
+     * buffer may be reused once the post returns. 0 or EFAULT.
+     */
+    int copyInline(SendWqe w) {
+        boolean inline = (w.sendFlags & SendFlags.INLINE) != 0 && (WrOpcode.isSend(w.opcode) || WrOpcode.isWrite(w.opcode));
+        if (!inline || w.inlined || w.length == 0) {
+            return 0;
+        }
+        if (InlineCopy.copy(device.keys(), w) != 0) {
+            return Errno.EFAULT;
+        }
+        w.inlined = true;
+        w.inlineLength = (int) w.length;
+        return 0;
+    }
+
+    /** Reason of the last refusal (under the send queue lock). */
+    String verdict;
+
+    private int reject(int errno, String why) {
+        verdict = why;
+        return errno;
+    }
+
+    static boolean canPostSend(int state) {
+        return state != QpState.RESET && state != QpState.INIT && state != QpState.RTR;
     }
 
     private boolean opcodeAllowed(int op) {
         return switch (op) {
             case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM,
-                 WrOpcode.SEND_WITH_INV -> type == QpType.RC || type == QpType.UC || WrOpcode.isSend(op) && op != WrOpcode.SEND_WITH_INV;
-            case WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD -> type == QpType.RC;
+                 WrOpcode.SEND_WITH_INV, WrOpcode.LOCAL_INV, WrOpcode.BIND_MW ->
+                type == QpType.RC || type == QpType.UC || WrOpcode.isSend(op) && op != WrOpcode.SEND_WITH_INV;
+            case WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.FLUSH,
+                 WrOpcode.ATOMIC_WRITE -> type == QpType.RC;
             default -> false;
         };
+    }
+
+    /**
+     * {@code ibv_bind_mw}: binds a type 1 window to {@code [addr, addr+length)} of {@code mr}
+     * with {@code access} (REMOTE_READ / REMOTE_WRITE / REMOTE_ATOMIC; ZERO_BASED is not allowed
+     * for type 1), or unbinds it with length 0 and no region. Posts a BIND_MW work request (a
+     * completion comes when asked for, or on failure: MW_BIND_ERR) and returns the window's new
+     * rkey, {@link MemoryWindow#incRkey} of the old one. EINVAL for a type 2 window (bind those
+     * with a BIND_MW work request) and for arguments libibverbs refuses.
+     */
+    public int bindMw(MemoryWindow mw, long wrId, int sendFlags, MemoryRegion mr, long addr, long length, int access) {
+        if (mw == null || mw.type() != MemoryWindow.TYPE_1) {
+            throw VerbsException.einval("ibv_bind_mw binds type 1 windows; type 2 takes a BIND_MW work request");
+        }
+        if (mr == null && (addr != 0 || length != 0)) {
+            throw VerbsException.einval("a bind without a region must have address and length 0");
+        }
+        if ((access & Access.ZERO_BASED) != 0) {
+            throw VerbsException.einval("type 1 windows cannot be zero based");
+        }
+        if (mr != null && mr.pd() != mw.pd()) {
+            throw new VerbsException(Errno.EPERM, "the region and the window are in different protection domains");
+        }
+        sqLock.lock();
+        try {
+            bindWr.wrId = wrId;
+            bindWr.sendFlags = sendFlags;
+            bindWr.bindMw(mw, MemoryWindow.incRkey(mw.rkey()), mr, addr, length, access);
+            postSend(bindWr);
+            return mw.rkey();
+        } finally {
+            sqLock.unlock();
+        }
     }
 
     /**

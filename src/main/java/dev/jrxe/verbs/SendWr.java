@@ -24,6 +24,23 @@ public final class SendWr {
     /** Atomic: compare (CMP_AND_SWP) or add (FETCH_AND_ADD) value, and swap value. */
     public long compareAdd;
     public long swap;
+    /**
+     * BIND_MW ({@code wr.bind_mw}): the window, and its binding: region, first address, length
+     * and access ({@code Access.REMOTE_*}, {@code ZERO_BASED}); {@link #rkey} is the rkey the
+     * window gets (usually {@link MemoryWindow#incRkey} of its current one).
+     */
+    public MemoryWindow mw;
+    public MemoryRegion bindMr;
+    public long bindAddr;
+    public long bindLength;
+    public int bindAccess;
+    /** FLUSH: placement type ({@code Flush.GLOBAL}, {@code PERSISTENT}) and level ({@code Flush.RANGE}, {@code MR});
+     *  {@link #remoteAddr}, {@link #rkey} and {@link #flushLength} name the range. */
+    public int flushType;
+    public int flushLevel;
+    public long flushLength;
+    /** ATOMIC_WRITE: the 8 bytes to store, as a host-order long. */
+    public long atomicWriteValue;
     /** UD: address handle, remote QPN and Q_Key. */
     public AddressHandle ah;
     public int remoteQpn;
@@ -46,6 +63,19 @@ public final class SendWr {
     public SendWr sge(long addr, int length, int lkey) {
         sgList[0].set(addr, length, lkey);
         numSge = 1;
+        return this;
+    }
+
+    /** Convenience: a BIND_MW request of {@code mw} to {@code [addr, addr+length)} of {@code mr}. */
+    public SendWr bindMw(MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
+        this.opcode = WrOpcode.BIND_MW;
+        this.mw = mw;
+        this.rkey = newRkey;
+        this.bindMr = mr;
+        this.bindAddr = addr;
+        this.bindLength = length;
+        this.bindAccess = access;
+        this.numSge = 0;
         return this;
     }
 

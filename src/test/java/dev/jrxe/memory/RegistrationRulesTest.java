@@ -96,9 +96,31 @@ class RegistrationRulesTest {
     }
 
     @Test
+    void shouldAcceptFlushPersistentOnlyOnMemoryMappedSharedFromAFile() throws Exception {
+        assertThat(errnoOf(() -> MemoryRegions.register(table, PD, mem, Access.FLUSH_PERSISTENT)))
+                .as("anonymous memory cannot be made durable").isEqualTo(Errno.EINVAL);
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("jrxe-persist", ".bin");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment shared = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 64 * KIB, arena);
+            Region r = MemoryRegions.register(table, PD, shared, Access.LOCAL_WRITE | Access.FLUSH_PERSISTENT);
+            assertThat(r.flush(PD, Access.FLUSH_PERSISTENT, shared.address(), 64 * KIB)).isEqualTo(MemStatus.OK);
+            r.close();
+            MemorySegment priv = ch.map(java.nio.channels.FileChannel.MapMode.PRIVATE, 0, 64 * KIB, arena);
+            assertThat(errnoOf(() -> MemoryRegions.register(table, PD, priv, Access.FLUSH_PERSISTENT)))
+                    .as("a private mapping never reaches the file").isEqualTo(Errno.EINVAL);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+        Region implicit = MemoryRegions.registerImplicit(table, PD, Access.ON_DEMAND | Access.FLUSH_PERSISTENT);
+        assertThat(implicit.access() & Access.FLUSH_PERSISTENT).isNotZero();
+    }
+
+    @Test
     void shouldAcceptEverySupportedBit() {
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC
-                | Access.MW_BIND | Access.FLUSH_GLOBAL | Access.FLUSH_PERSISTENT;
+                | Access.MW_BIND | Access.FLUSH_GLOBAL;
         assertThat(MemoryRegions.register(table, PD, mem, access).kind()).isEqualTo(RegionKind.PINNED);
         Region odp = MemoryRegions.register(table, PD, mem, access | Access.ON_DEMAND | Access.HUGETLB);
         assertThat(odp.kind()).isEqualTo(RegionKind.ODP);

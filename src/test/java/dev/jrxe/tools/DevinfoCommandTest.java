@@ -69,8 +69,8 @@ class DevinfoCommandTest {
         "\tuc_odp_caps:",
         "\tud_odp_caps:",
         "\txrc_odp_caps:",
-        "\tcompletion_timestamp_mask not supported",
-        "\tcore clock not supported",
+        "\tcompletion timestamp_mask:\t\t\t",
+        "\thca_core_clock:\t\t\t",
         "\tdevice_cap_flags_ex:\t\t",
         "\ttso_caps:",
         "\t\tmax_tso:\t\t\t",
@@ -199,13 +199,18 @@ class DevinfoCommandTest {
             assertThat(value(out, "\tmax_mr:")).isEqualTo(Integer.toString(a.maxMr));
             assertThat(value(out, "\tmax_qp_rd_atom:")).isEqualTo(Integer.toString(a.maxQpRdAtom));
             assertThat(value(out, "\tmax_srq:")).isEqualTo("0");
-            assertThat(value(out, "\tdevice_cap_flags:")).isEqualTo(String.format("0x%08x", a.deviceCapFlags));
+            assertThat(value(out, "\tdevice_cap_flags:")).isEqualTo(String.format("0x%08x", (int) a.deviceCapFlags));
             assertThat(value(out, "\tdevice_cap_flags_ex:")).isEqualTo(String.format("0x%X", a.deviceCapFlags));
             assertThat(flagsAfter(out, "\tdevice_cap_flags:")).contains("RC_RNR_NAK_GEN", "PORT_ACTIVE_EVENT")
-                .doesNotContain("SRQ_RESIZE", "MEM_WINDOW");
+                .contains("MEM_WINDOW", "MEM_WINDOW_TYPE_2B").doesNotContain("SRQ_RESIZE", "MEM_MGT_EXTENSIONS");
+            assertThat(flagsAfter(out, "\tdevice_cap_flags_ex:")).containsExactly("FLUSH_GLOBAL", "FLUSH_PERSISTENT",
+                "ATOMIC_WRITE");
+            assertThat(value(out, "\tcompletion timestamp_mask:")).isEqualTo("0xffffffffffffffff");
+            assertThat(value(out, "\thca_core_clock:")).isEqualTo("1000000kHZ");
             assertThat(value(out, "\tatomic_cap:")).isEqualTo("ATOMIC_HCA (1)");
             assertThat(flagsAfter(out, "\tgeneral_odp_caps:")).contains("ODP_SUPPORT");
-            assertThat(flagsAfter(out, "\trc_odp_caps:")).startsWith("SUPPORT_SEND", "SUPPORT_RECV");
+            assertThat(flagsAfter(out, "\trc_odp_caps:")).startsWith("SUPPORT_SEND", "SUPPORT_RECV")
+                .contains("SUPPORT_FLUSH", "SUPPORT_ATOMIC_WRITE");
             assertThat(flagsAfter(out, "\tuc_odp_caps:")).containsExactly("NO SUPPORT");
             assertThat(value(out, "\t\t\tstate:")).isEqualTo("PORT_ACTIVE (4)");
             assertThat(value(out, "\t\t\tmax_mtu:")).isEqualTo("4096 (5)");

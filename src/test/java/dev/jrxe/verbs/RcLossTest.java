@@ -30,8 +30,9 @@ class RcLossTest {
         DeviceConfig ca = DeviceConfig.of("lossy-a", "127.0.0.2").faults(0.05, 0.02, 0.02, 42);
         DeviceConfig cb = DeviceConfig.of("lossy-b", "127.0.0.3").faults(0.05, 0.02, 0.02, 43);
         try (RcFixture f = new RcFixture(ca, cb, 4L * SLOTS * SLOT + 4096)) {
-            // timeout 8 = 1 ms: fast recovery of lost tails; retry_cnt 7 = unlimited as in rxe
-            f.connect(new QpCap(SLOTS, SLOTS, 1, 1, 0), new RcConnect().timeout(8).retries(7, 7).minRnrTimer(1));
+            // timeout 10 = 4.1 ms: lost tails recover fast, yet 8 retries (retry_cnt 7 counts, see
+            // RELIABILITY.md) outlast a 33 ms stall of a loaded machine (timeout 8, 8 ms in all, did not)
+            f.connect(new QpCap(SLOTS, SLOTS, 1, 1, 0), new RcConnect().timeout(10).retries(7, 7).minRnrTimer(1));
             SplittableRandom rnd = new SplittableRandom(7);
             long recvBase = 0;                       // b's receive slots
             long writeBase = (long) SLOTS * SLOT;    // b's WRITE/READ/atomic target

@@ -1,0 +1,95 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.memory.MemoryException;
+import dev.jrxe.memory.MemoryWindows;
+
+/**
+ * A memory window ({@code ibv_mw}): a remote key for part of a memory region, with its own access
+ * rights. Type 1 windows are bound with {@link QueuePair#bindMw} and unbound by a bind of length
+ * 0; type 2 windows are bound with a BIND_MW work request (classic or extended API), belong to
+ * the QP that bound them, and are invalidated by LOCAL_INV, by a peer's SEND_WITH_INV, or by
+ * {@link #close}. The region needs {@code Access.MW_BIND}; while windows are bound to it, it
+ * cannot be deregistered (EBUSY).
+ *
+ * <p>As in libibverbs, {@link #rkey()} changes when a bind is <em>posted</em>; the new rkey is
+ * valid once the bind has executed, which happens before any later work request of the same QP
+ * (so a SEND that carries it to the peer may follow at once).
+ */
+public final class MemoryWindow implements AutoCloseable {
+    public static final int TYPE_1 = dev.jrxe.memory.MemoryWindow.TYPE_1;
+    public static final int TYPE_2 = dev.jrxe.memory.MemoryWindow.TYPE_2;
+
+    private final ProtectionDomain pd;
+    private final dev.jrxe.memory.MemoryWindow window;
+    private volatile int rkey;
+    private boolean closed;
+
+    private MemoryWindow(ProtectionDomain pd, dev.jrxe.memory.MemoryWindow window) {
+        this.pd = pd;
+        this.window = window;
+        this.rkey = window.key();
+    }
+
+    static MemoryWindow alloc(ProtectionDomain pd, int type) {
+        if (type != TYPE_1 && type != TYPE_2) {
+            throw VerbsException.einval("memory window type " + type + " (1 or 2)");
+        }
+        try {
+            return new MemoryWindow(pd, MemoryWindows.alloc(pd.device().keys(), pd.handle(), type));
+        } catch (MemoryException e) {
+            throw new VerbsException(e.errno(), e.getMessage());
+        }
+    }
+
+    /**
+     * {@code ibv_inc_rkey}: the same index with the next 8-bit key, the usual new rkey of a bind.
+     */
+    public static int incRkey(int rkey) {
+        return (rkey & 0xFFFFFF00) | ((rkey + 1) & 0xFF);
+    }
+
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    public int type() {
+        return window.type();
+    }
+
+    /** The rkey as of the last bind posted (see the class comment). */
+    public int rkey() {
+        return rkey;
+    }
+
+    /** The rkey the window has now (changes when a bind executes). */
+    int currentKey() {
+        return window.key();
+    }
+
+    /** Called when a bind of this window with {@code newRkey} is posted. */
+    void posted(int newRkey) {
+        rkey = newRkey;
+    }
+
+    /** The memory layer's window (state, binding). */
+    dev.jrxe.memory.MemoryWindow window() {
+        return window;
+    }
+
+    /** FREE (type 2 unbound), VALID or INVALID, as {@link dev.jrxe.memory.MemoryWindow}. */
+    public int state() {
+        return window.state();
+    }
+
+    /** {@code ibv_dealloc_mw}: unbinds (its rkey stops working at once) and frees it. Twice is harmless. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (window.state() != dev.jrxe.memory.MemoryWindow.INVALID) {
+            MemoryWindows.dealloc(window);
+        }
+    }
+}
