@@ -5,6 +5,7 @@ import dev.jrxe.ib.QpAttrMask;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.SendOps;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
@@ -13,6 +14,7 @@ import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.CqEx;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceAttr;
 import dev.jrxe.verbs.DeviceConfig;
@@ -21,12 +23,14 @@ import dev.jrxe.verbs.MemoryRegion;
 import dev.jrxe.verbs.ProtectionDomain;
 import dev.jrxe.verbs.QpAttr;
 import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpEx;
 import dev.jrxe.verbs.QpInitAttr;
 import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.Sge;
 import dev.jrxe.verbs.VerbsException;
+import dev.jrxe.verbs.WcFlagsEx;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -129,8 +133,14 @@ public final class RcPingpongCommand implements Callable<Integer> {
     @Option(names = {"-P", "--prefetch"}, description = "prefetch an ODP MR")
     boolean prefetch;
 
+    @Option(names = {"-t", "--ts"}, description = "get CQE with timestamp")
+    boolean useTs;
+
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")
     boolean validate;
+
+    @Option(names = {"-N", "--new_send"}, description = "use new post send WR API")
+    boolean newSend;
 
     @Option(names = "--ip", description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})",
         defaultValue = "127.0.0.1")
@@ -253,6 +263,13 @@ public final class RcPingpongCommand implements Callable<Integer> {
             }
             access |= Access.ON_DEMAND;
         }
+        if (useTs) {
+            tsMask = dev.query().completionTimestampMask;
+            if (tsMask == 0) {
+                err.println("The device isn't completion timestamp capable");
+                return 1;
+            }
+        }
         MemoryRegion mr;
         try {
             mr = implicitOdp ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf, access);
@@ -269,14 +286,17 @@ public final class RcPingpongCommand implements Callable<Integer> {
         }
         CompletionQueue cq;
         try {
-            cq = dev.createCq(rxDepth + 1, channel, 0);
+            cq = useTs ? dev.createCqEx(rxDepth + 1, channel, 0, WcFlagsEx.WITH_COMPLETION_TIMESTAMP)
+                : dev.createCq(rxDepth + 1, channel, 0);
         } catch (VerbsException e) {
             err.println("Couldn't create CQ");
             return 1;
         }
         QueuePair qp;
         try {
-            qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(1, rxDepth, 1, 1, 0)));
+            QpInitAttr init = new QpInitAttr(QpType.RC, cq, cq, new QpCap(1, rxDepth, 1, 1, 0));
+            init.sendOpsFlags = newSend ? SendOps.SEND : 0;
+            qp = pd.createQp(init);
         } catch (VerbsException e) {
             err.println("Couldn't create QP");
             return 1;
@@ -344,8 +364,10 @@ public final class RcPingpongCommand implements Callable<Integer> {
         }
 
         long start = System.nanoTime();
-        int rcnt = 0;
-        int scnt = 0;
+        rcnt = 0;
+        scnt = 0;
+        routsLeft = routs;
+        this.pending = pending;
         int numCqEvents = 0;
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
         while (rcnt < iters || scnt < iters) {
@@ -362,43 +384,35 @@ public final class RcPingpongCommand implements Callable<Integer> {
                 }
                 cq.requestNotify(false);
             }
+            if (useTs) {
+                // rc_pingpong -t: one completion from start_poll, at most one more from next_poll
+                CqEx x = cq.ex();
+                boolean got;
+                do {
+                    got = x.startPoll();
+                } while (!useEvents && !got);
+                if (!got) {
+                    continue;
+                }
+                boolean ok = parseSingleWc(qp, rwr, swr, x.wrId(), x.status(), x.readCompletionTs());
+                if (ok && x.nextPoll()) {
+                    ok = parseSingleWc(qp, rwr, swr, x.wrId(), x.status(), x.readCompletionTs());
+                }
+                x.endPoll();
+                if (!ok) {
+                    return 1;
+                }
+                continue;
+            }
             int ne;
             do {
                 ne = cq.poll(wc);
             } while (!useEvents && ne < 1);
             for (int i = 0; i < ne; i++) {
                 WorkCompletion w = wc[i];
-                if (w.status != WcStatus.SUCCESS) {
-                    err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(w.status), w.status, (int) w.wrId);
+                if (!parseSingleWc(qp, rwr, swr, w.wrId, w.status, 0)) {
                     err.printf("parse WC failed %d%n", ne);
                     return 1;
-                }
-                switch ((int) w.wrId) {
-                    case SEND_WRID -> ++scnt;
-                    case RECV_WRID -> {
-                        if (--routs <= 1) {
-                            routs += postRecvs(qp, rwr, rxDepth - routs);
-                            if (routs < rxDepth) {
-                                err.printf("Couldn't post receive (%d)%n", routs);
-                                err.printf("parse WC failed %d%n", ne);
-                                return 1;
-                            }
-                        }
-                        ++rcnt;
-                    }
-                    default -> {
-                        err.printf("Completion for unknown wr_id %d%n", (int) w.wrId);
-                        err.printf("parse WC failed %d%n", ne);
-                        return 1;
-                    }
-                }
-                pending &= ~(int) w.wrId;
-                if (scnt < iters && pending == 0) {
-                    if (!postSend(qp, swr)) {
-                        err.printf("parse WC failed %d%n", ne);
-                        return 1;
-                    }
-                    pending = RECV_WRID | SEND_WRID;
                 }
             }
         }
@@ -417,6 +431,65 @@ public final class RcPingpongCommand implements Callable<Integer> {
         return close(qp, cq, mr, pd, channel);
     }
 
+    // the loop's counters, shared with parseSingleWc as rc_pingpong shares them through pointers
+    private int rcnt;
+    private int scnt;
+    private int routsLeft;
+    private int pending;
+    private long tsMask;
+    private long tsMax;
+    private long tsMin = 0xffffffffL;
+    private long tsTotal;
+    private long tsPrev;
+    private boolean tsLast;
+    private long tsIters;
+
+    /** rc_pingpong's parse_single_wc: counts one completion, reposts receives, sends the next ping. */
+    private boolean parseSingleWc(QueuePair qp, RecvWr rwr, SendWr swr, long wrId, int status, long ts) {
+        if (status != WcStatus.SUCCESS) {
+            err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(status), status, (int) wrId);
+            return false;
+        }
+        switch ((int) wrId) {
+            case SEND_WRID -> ++scnt;
+            case RECV_WRID -> {
+                if (--routsLeft <= 1) {
+                    routsLeft += postRecvs(qp, rwr, rxDepth - routsLeft);
+                    if (routsLeft < rxDepth) {
+                        err.printf("Couldn't post receive (%d)%n", routsLeft);
+                        return false;
+                    }
+                }
+                ++rcnt;
+                if (useTs) {
+                    if (tsLast) {
+                        // a wrapped clock counts on from the mask
+                        long delta = Long.compareUnsigned(ts, tsPrev) >= 0 ? ts - tsPrev : tsMask - tsPrev + ts + 1;
+                        tsMax = Long.compareUnsigned(delta, tsMax) > 0 ? delta : tsMax;
+                        tsMin = Long.compareUnsigned(delta, tsMin) < 0 ? delta : tsMin;
+                        tsTotal += delta;
+                        tsIters++;
+                    }
+                    tsPrev = ts;
+                    tsLast = true;
+                }
+            }
+            default -> {
+                err.printf("Completion for unknown wr_id %d%n", (int) wrId);
+                return false;
+            }
+        }
+        pending &= ~(int) wrId;
+        if (scnt < iters && pending == 0) {
+            if (!postSend(qp, swr)) {
+                err.println("Couldn't post send");
+                return false;
+            }
+            pending = RECV_WRID | SEND_WRID;
+        }
+        return true;
+    }
+
     private static byte pageMark(long offset) {
         return (byte) (offset / PAGE_SIZE % 1);
     }
@@ -427,6 +500,11 @@ public final class RcPingpongCommand implements Callable<Integer> {
         long bytes = (long) size * iters * 2;
         out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1e6, bytes * 8.0 / usec);
         out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, usec / 1e6, usec / iters);
+        if (useTs && tsIters > 0) {
+            out.printf("Max receive completion clock cycles = %s%n", Long.toUnsignedString(tsMax));
+            out.printf("Min receive completion clock cycles = %s%n", Long.toUnsignedString(tsMin));
+            out.printf("Average receive completion clock cycles = %f%n", (double) tsTotal / tsIters);
+        }
     }
 
     private int close(QueuePair qp, CompletionQueue cq, MemoryRegion mr, ProtectionDomain pd,
@@ -466,9 +544,20 @@ public final class RcPingpongCommand implements Callable<Integer> {
         }
     }
 
+    /** pp_post_send: the classic post, or (-N) ibv_wr_start / ibv_wr_send / ibv_wr_set_sge / ibv_wr_complete. */
     private boolean postSend(QueuePair qp, SendWr swr) {
         try {
-            qp.postSend(swr);
+            if (newSend) {
+                QpEx x = qp.ex();
+                x.start();
+                x.wrId = swr.wrId;
+                x.wrFlags = swr.sendFlags;
+                x.send();
+                x.setSge(swr.sgList[0].lkey, swr.sgList[0].addr, swr.sgList[0].length);
+                x.complete();
+            } else {
+                qp.postSend(swr);
+            }
             return true;
         } catch (VerbsException e) {
             err.println("Couldn't post send");

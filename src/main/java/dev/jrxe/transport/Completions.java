@@ -22,7 +22,6 @@ final class Completions {
                 e.status = status;
                 e.opcode = WcOpcode.forWr(wqe.opcode);
                 e.qpNum = qp.qpn;
-        e.timestamp = qp.engine.now;
                 e.timestamp = qp.engine.now;
                 if (status == WcStatus.SUCCESS && wqe.opcode == dev.jrxe.ib.WrOpcode.RDMA_READ) {
                     e.byteLen = (int) wqe.length;
@@ -61,6 +60,7 @@ final class Completions {
         e.status = status;
         e.opcode = opcode;
         e.qpNum = qp.qpn;
+        e.timestamp = qp.engine.now;
         e.srcQp = qp.destQpn;
         e.byteLen = (int) byteLen;
         e.wcFlags = flags;

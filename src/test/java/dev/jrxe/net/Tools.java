@@ -44,10 +44,15 @@ final class Tools {
 
     /** Runs roce_check.py on a capture; fails loudly when the oracle or its tools are missing. */
     static Result roceCheck(Path capture) throws IOException, InterruptedException {
+        return roceCheck(capture, 4791);
+    }
+
+    /** roce_check.py on a capture whose RoCEv2 traffic uses UDP port {@code port}. */
+    static Result roceCheck(Path capture, int port) throws IOException, InterruptedException {
         if (!Files.isRegularFile(ORACLE)) {
             throw new IllegalStateException("roce_check.py not found at " + ORACLE + " (set -Djrxe.oracle)");
         }
-        Result r = run(PYTHON, ORACLE.toString(), capture.toString());
+        Result r = run(PYTHON, ORACLE.toString(), "--port", Integer.toString(port), capture.toString());
         if (r.exit() == 2) {
             throw new IllegalStateException("roce_check.py could not run (tshark / python3-scapy installed?):\n" + r.out());
         }
@@ -56,8 +61,15 @@ final class Tools {
 
     /** tshark -T fields over a capture: one String[] per frame. */
     static List<String[]> tsharkFields(Path capture, String filter, String... fields) throws IOException, InterruptedException {
+        return tsharkFields(capture, 4791, filter, fields);
+    }
+
+    /** tshark -T fields, decoding UDP port {@code port} as RoCEv2. */
+    static List<String[]> tsharkFields(Path capture, int port, String filter, String... fields)
+        throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("tshark", "-n", "-r", capture.toString(),
-                "-o", "ip.check_checksum:TRUE", "-T", "fields", "-E", "separator=,"));
+                "-o", "ip.check_checksum:TRUE", "-o", "infiniband.rroce.port:" + port, "-T", "fields",
+                "-E", "separator=,"));
         if (filter != null) {
             cmd.add("-Y");
             cmd.add(filter);

@@ -126,6 +126,31 @@ class RcPingpongProcessTest {
     }
 
     @Test
+    void shouldPingPongWithTheNewSendApiAndReportReceiveCompletionTimestamps() throws Exception {
+        List<List<String>> out = pingPong("-N", "-t", "-c", "-n", "300");
+        assertPaired(out, 4096, 300);
+        for (List<String> lines : out) {
+            long max = cycles(lines, "Max receive completion clock cycles = ");
+            long min = cycles(lines, "Min receive completion clock cycles = ");
+            double avg = Double.parseDouble(lines.stream().filter(l -> l.startsWith("Average receive completion clock cycles = "))
+                .findFirst().orElseThrow().substring("Average receive completion clock cycles = ".length()));
+            // nanoseconds between receive completions: one round trip each, so min <= avg <= max,
+            // and 299 of them add up to no more than the run took
+            assertThat(min).isPositive().isLessThanOrEqualTo(max);
+            assertThat(avg).isBetween((double) min, (double) max);
+            double seconds = Double.parseDouble(lines.stream().filter(l -> l.contains(" iters in "))
+                .findFirst().orElseThrow().replaceAll(".* iters in ([0-9.]+) seconds.*", "$1"));
+            assertThat(avg * 299 / 1e9).isLessThanOrEqualTo(seconds + 0.01);
+        }
+        assertThat(out.get(0)).noneMatch(l -> l.contains("invalid data"));
+    }
+
+    private static long cycles(List<String> lines, String prefix) {
+        return Long.parseLong(lines.stream().filter(l -> l.startsWith(prefix)).findFirst()
+            .orElseThrow(() -> new AssertionError("no line " + prefix + " in " + lines)).substring(prefix.length()));
+    }
+
+    @Test
     void shouldPingPongSleepingOnCqEvents() throws Exception {
         List<List<String>> out = pingPong("-e", "-n", "300");
         assertPaired(out, 4096, 300);

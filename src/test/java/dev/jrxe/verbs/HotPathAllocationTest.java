@@ -47,6 +47,47 @@ class HotPathAllocationTest {
     }
 
     @Test
+    void shouldPostBatchesAndPollExtendedCqsWithoutAllocating() {
+        try (RcFixture f = new RcFixture(1 << 16)) {
+            CompletionQueue cqa = f.a.createCqEx(256, null, 0, WcFlagsEx.SUPPORTED);
+            CompletionQueue cqb = f.b.createCqEx(256, null, 0, WcFlagsEx.SUPPORTED);
+            QpInitAttr ia = new QpInitAttr(dev.jrxe.ib.QpType.RC, cqa, cqa, new QpCap(64, 64, 2, 2, 64));
+            ia.sendOpsFlags = dev.jrxe.ib.SendOps.RC_SUPPORTED;
+            QpInitAttr ib = new QpInitAttr(dev.jrxe.ib.QpType.RC, cqb, cqb, new QpCap(64, 64, 2, 2, 64));
+            f.qa = f.pda.createQp(ia);
+            f.qb = f.pdb.createQp(ib);
+            int access = dev.jrxe.memory.Access.LOCAL_WRITE | dev.jrxe.memory.Access.REMOTE_WRITE
+                | dev.jrxe.memory.Access.REMOTE_READ | dev.jrxe.memory.Access.FLUSH_GLOBAL;
+            new RcConnect().accessFlags(access).pair(f.qa, 1, f.qb, 2);
+            MemoryRegion flushable = f.pdb.registerMemory(f.bufB.asSlice(32768, 4096), access);
+            QpEx x = f.qa.ex();
+            CqEx ca = cqa.ex();
+            Runnable round = () -> {
+                x.start();
+                x.wrFlags = 0;
+                x.rdmaWrite(f.mrb.rkey(), f.bufB.address() + 8192);
+                x.setInlineData(f.bufA.address(), 48);
+                x.rdmaRead(f.mrb.rkey(), f.bufB.address() + 8192);
+                x.setSge(f.mra.lkey(), f.bufA.address() + 16384, 4096);
+                x.atomicWrite(flushable.rkey(), flushable.addr() + 64, 42);
+                x.wrFlags = SendFlags.SIGNALED;
+                x.flush(flushable.rkey(), flushable.addr(), 4096, dev.jrxe.ib.Flush.GLOBAL, dev.jrxe.ib.Flush.RANGE);
+                x.complete();
+                long ts = 0;
+                while (!ca.startPoll()) {
+                    Thread.onSpinWait();
+                }
+                ts += ca.readCompletionTs() + ca.readByteLen() + ca.status();
+                ca.endPoll();
+                if (ts == 0) {
+                    throw new AssertionError("no timestamp");
+                }
+            };
+            assertAllocatesNothing(f, round);
+        }
+    }
+
+    @Test
     void shouldHoldAndReleaseAcksWithoutAllocating() {
         try (RcFixture f = new RcFixture(1 << 16)) {
             f.connect();

@@ -110,6 +110,8 @@ class QpExTest {
                 Polled r = e.ok(e.cqb);
                 assertThat(r.opcode()).isEqualTo(WcOpcode.RECV);
                 assertThat(r.byteLen()).isEqualTo(MSG);
+                assertThat(r.ts()).as("receive completions are stamped too").isPositive();
+                assertThat(r.qpNum()).isEqualTo(e.qb.qpNum());
                 RcFixture.assertFilled(e.f.bufB, 0, MSG, i);
             }
         }
