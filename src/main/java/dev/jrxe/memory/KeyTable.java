@@ -152,6 +152,9 @@ public final class KeyTable {
     /** Returns a reserved or unpublished key's index to the free FIFO. */
     synchronized void free(int key) {
         unpublish(key);
+        // a window's key changes with each bind: the next user of the index must avoid the last one
+        int index = key >>> 8;
+        lastKeys[index >>> PAGE_BITS][index & (PAGE - 1)] = (key & 0xFF) + 1;
         freeIndices.addLast(key >>> 8);
         used--;
     }

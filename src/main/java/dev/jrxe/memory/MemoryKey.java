@@ -63,12 +63,13 @@ public interface MemoryKey {
     }
 
     /**
-     * The key a remote request arriving on QP {@code qpn} may use under this key value: this key
-     * itself for a memory region; for a memory window its current binding, or null when the
-     * window is not bound (or, type 2, bound on another QP). The responder resolves every rkey
-     * through it and keeps what it returns for the rest of the operation.
+     * The key a remote request arriving on the QP {@code qpToken} names (a token unique to one
+     * QP's life, never reused) may use under this key value: this key itself for a memory region;
+     * for a memory window its current binding, or null when the window is not bound (or, type 2,
+     * bound on another QP). The responder resolves every rkey through it and keeps what it
+     * returns for the rest of the operation.
      */
-    default MemoryKey forRemote(int qpn) {
+    default MemoryKey forRemote(long qpToken) {
         return this;
     }
 

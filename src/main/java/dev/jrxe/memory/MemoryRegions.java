@@ -150,6 +150,10 @@ public final class MemoryRegions {
             if (!region.valid) {
                 throw new MemoryException(Errno.EINVAL, "region is deregistered");
             }
+            if (region.boundWindows > 0) {
+                // a window's binding rests on the region's PD, rights and memory: none may change under it
+                throw new MemoryException(Errno.EBUSY, region.boundWindows + " memory window(s) still bound");
+            }
             int newAccess = (flags & Rereg.CHANGE_ACCESS) != 0 ? AccessRules.validate(access) : region.access();
             Translation old = region.translation();
             Translation fresh = null;

@@ -53,16 +53,16 @@ public final class MemoryWindow implements MemoryKey {
         final long length;
         final int access;
         final boolean zeroBased;
-        final int qpn;
+        final long qpToken;
         final int boundKey;
 
-        Binding(Region mr, long mrStart, long length, int access, int qpn, int boundKey) {
+        Binding(Region mr, long mrStart, long length, int access, long qpToken, int boundKey) {
             this.mr = mr;
             this.mrStart = mrStart;
             this.length = length;
             this.access = access;
             this.zeroBased = (access & Access.ZERO_BASED) != 0;
-            this.qpn = qpn;
+            this.qpToken = qpToken;
             this.boundKey = boundKey;
         }
 
@@ -212,12 +212,12 @@ public final class MemoryWindow implements MemoryKey {
 
     /**
      * The key a remote request of QP {@code qpn} may use: the current binding when the window is
-     * valid, bound, and (type 2) bound on that QP; else null (rxe_lookup_mw's rules).
+     * valid, bound, and (type 2) bound by that very QP; else null (rxe_lookup_mw's rules).
      */
     @Override
-    public MemoryKey forRemote(int qpn) {
+    public MemoryKey forRemote(long qpToken) {
         Binding b = binding;
-        if (b == null || state != VALID || (type == TYPE_2 && b.qpn != qpn)) {
+        if (b == null || state != VALID || (type == TYPE_2 && b.qpToken != qpToken)) {
             return null;
         }
         return b;
@@ -284,8 +284,8 @@ public final class MemoryWindow implements MemoryKey {
         binding = b;
     }
 
-    Binding newBinding(Region mr, long mrStart, long length, int access, int qpn, int boundKey) {
-        return new Binding(mr, mrStart, length, access, qpn, boundKey);
+    Binding newBinding(Region mr, long mrStart, long length, int access, long qpToken, int boundKey) {
+        return new Binding(mr, mrStart, length, access, qpToken, boundKey);
     }
 
     @Override

@@ -35,9 +35,10 @@ public final class MemoryWindows {
      * Binds {@code mw} to {@code [addr, addr+length)} of {@code mr} with {@code access}, giving it
      * the 8-bit key {@code newKey & 0xFF} (rxe_bind_mw / rxe_check_bind_mw / rxe_do_bind_mw).
      * {@code mwKey} is the window's rkey as the work request names it; {@code qpPd} and {@code qpn}
-     * are the binding QP's. A type 1 bind of length 0 unbinds. Returns 0 or EINVAL.
+     * are the binding QP's ({@code qpToken}: unique to that QP's life). A type 1 bind of length 0
+     * unbinds. Returns 0 or EINVAL.
      */
-    public static int bind(MemoryWindow mw, int mwKey, int qpPd, int qpn, Region mr, long addr, long length,
+    public static int bind(MemoryWindow mw, int mwKey, int qpPd, long qpToken, Region mr, long addr, long length,
                            int access, int newKey) {
         synchronized (mw) {
             if (mw.key() != mwKey || mw.state() == MemoryWindow.INVALID) {
@@ -79,7 +80,7 @@ public final class MemoryWindows {
                     }
                     mr.boundWindows++;
                 }
-                mw.setBinding(mw.newBinding(mr, addr, length, access, qpn, key));
+                mw.setBinding(mw.newBinding(mr, addr, length, access, qpToken, key));
             }
             release(old);
             // the old rkey stops resolving the moment the key changes

@@ -355,14 +355,19 @@ final class OdpTranslation extends Translation {
         if (!inRange(va, len)) {
             return MemStatus.OUT_OF_RANGE;
         }
-        // Like rxe, a flush maps the range (read-only fault) before making it durable.
-        int err = walkFaulting(toAddress(va), len, false, false);
-        if (err != 0) {
-            return closed ? MemStatus.INVALID_STATE : MemStatus.FAULT;
+        if (closed) {
+            return MemStatus.INVALID_STATE;
         }
+        // GLOBAL: earlier writes went through this process's memory already; a fence is all it
+        // takes (rxe: wmb). PERSISTENT: msync writes back what is dirty; pages never touched have
+        // nothing to write, so nothing is faulted in (a peer's FLUSH of a huge ODP range costs
+        // the kernel's walk of it, not the population of it).
         VarHandle.fullFence();
-        if (persistent && len > 0 && Mem.msync(toAddress(va), len, Mem.MS_SYNC) != 0) {
-            return closed ? MemStatus.INVALID_STATE : MemStatus.FAULT;
+        if (persistent && len > 0) {
+            int r = Mem.msync(toAddress(va), len, Mem.MS_SYNC);
+            if (r != 0 && !(implicit && r == -dev.jrxe.sys.Errno.ENOMEM)) {
+                return MemStatus.FAULT;
+            }
         }
         return MemStatus.OK;
     }
@@ -381,17 +386,24 @@ final class OdpTranslation extends Translation {
             return MemStatus.INVALID_STATE;
         }
         VarHandle.fullFence();
-        if (persistent) {
-            NativeMemory.lock();
-            try {
-                for (OdpChunk c : live) {
-                    int r = Mem.msync(c.base, OdpChunk.SIZE, Mem.MS_SYNC);
-                    if (r != 0 && r != -dev.jrxe.sys.Errno.ENOMEM) {
-                        return MemStatus.FAULT;
-                    }
-                }
-            } finally {
-                NativeMemory.unlock();
+        if (!persistent) {
+            return MemStatus.OK;
+        }
+        long[] bases;
+        NativeMemory.lock();
+        try {
+            bases = new long[live.size()];
+            for (int i = 0; i < bases.length; i++) {
+                bases[i] = live.get(i).base;
+            }
+        } finally {
+            NativeMemory.unlock();
+        }
+        // outside the process-wide lock: msync may wait for the disk
+        for (long base : bases) {
+            int r = Mem.msync(base, OdpChunk.SIZE, Mem.MS_SYNC);
+            if (r != 0 && r != -dev.jrxe.sys.Errno.ENOMEM) {
+                return MemStatus.FAULT;
             }
         }
         return MemStatus.OK;

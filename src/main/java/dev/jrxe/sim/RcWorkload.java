@@ -1,5 +1,6 @@
 package dev.jrxe.sim;
 
+import dev.jrxe.ib.Flush;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
@@ -65,6 +66,12 @@ final class RcWorkload implements SimWorkload {
     private static final int READ = 4;
     private static final int FETCH_ADD = 5;
     private static final int CMP_SWAP = 6;
+    /** IBTA 1.5: an 8-byte store to an atomic word, and a FLUSH (global) of part or all of the region. */
+    private static final int ATOMIC_WRITE = 7;
+    private static final int FLUSH = 8;
+    /** What both ends of every connection allow, at first and after each recovery. */
+    private static final int QP_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+        | Access.REMOTE_ATOMIC | Access.FLUSH_GLOBAL;
 
     /** One posted work request and what its completions must say. */
     private static final class Op {
@@ -184,7 +191,8 @@ final class RcWorkload implements SimWorkload {
             this.salt = salt;
             this.cq = dev.createCq(256);
             this.mem = memory.allocate(SIDE_BYTES, !kind.endsWith("arena"));
-            int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
+            int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC
+                | Access.FLUSH_GLOBAL;
             if (kind.startsWith("implicit")) {
                 this.mr = implicit;
             } else {
@@ -249,7 +257,7 @@ final class RcWorkload implements SimWorkload {
         for (int d = 0; d < devices.size(); d++) {
             pds[d] = devices.get(d).allocPd();
             implicit[d] = pds[d].registerMemory(0, -1L, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
-                | Access.REMOTE_ATOMIC | Access.ON_DEMAND);
+                | Access.REMOTE_ATOMIC | Access.FLUSH_GLOBAL | Access.ON_DEMAND);
         }
         int pairs = 1 + random.nextInt(settings.maxQpPairs());
         for (int p = 0; p < pairs; p++) {
@@ -276,7 +284,8 @@ final class RcWorkload implements SimWorkload {
         y.peer = x;
         int rdAtomic = 1 + random.nextInt(16);
         RcConnect how = new RcConnect().pathMtu(Mtu.MTU_256 + random.nextInt(5)).timeout(8 + random.nextInt(5))
-            .retries(7, 7).rdAtomic(rdAtomic, rdAtomic).minRnrTimer(1 + random.nextInt(14));
+            .retries(7, 7).rdAtomic(rdAtomic, rdAtomic).minRnrTimer(1 + random.nextInt(14))
+            .accessFlags(QP_ACCESS);
         how.pair(x.qp, random.nextInt(1 << 24), y.qp, random.nextInt(1 << 24));
         x.maxOutstanding = 1 + random.nextInt(24);
         y.maxOutstanding = 1 + random.nextInt(24);
@@ -380,7 +389,7 @@ final class RcWorkload implements SimWorkload {
         }
         int rdAtomic = 1 + random.nextInt(16);
         new RcConnect().pathMtu(Mtu.MTU_256 + random.nextInt(5)).timeout(8 + random.nextInt(5)).retries(7, 7)
-            .rdAtomic(rdAtomic, rdAtomic).minRnrTimer(1 + random.nextInt(14))
+            .rdAtomic(rdAtomic, rdAtomic).minRnrTimer(1 + random.nextInt(14)).accessFlags(QP_ACCESS)
             .pair(s.qp, random.nextInt(1 << 24), p.qp, random.nextInt(1 << 24));
         for (Side x : new Side[] {s, p}) {
             for (int slot = 0; slot < RECV_SLOTS; slot++) {
@@ -401,16 +410,55 @@ final class RcWorkload implements SimWorkload {
         s.repostAt = now + random.nextLong(2_000_000);
     }
 
+    /**
+     * ATOMIC_WRITE (the model's word takes the value in post order: the responder executes it on
+     * arrival, in PSN order with the QP's atomics) or FLUSH GLOBAL of a random range or the whole
+     * region (it must succeed; the final memory check covers the data).
+     */
+    private void postWithoutBuffer(Side s, Op op) {
+        Side peer = s.peer;
+        wr.next = null;
+        wr.wrId = op.id;
+        wr.sendFlags = SendFlags.SIGNALED;
+        wr.numSge = 0;
+        if (op.kind == ATOMIC_WRITE) {
+            int w = random.nextInt(WORDS);
+            op.size = 8;
+            op.remote = ATOMIC + 8L * w;
+            long value = random.nextLong();
+            peer.words[w] = value;
+            wr.opcode = WrOpcode.ATOMIC_WRITE;
+            wr.atomicWriteValue = value;
+        } else {
+            op.size = random.nextLong(AREA);
+            op.remote = WRITE_AREA + random.nextLong(AREA - op.size + 1);
+            wr.opcode = WrOpcode.FLUSH;
+            wr.flushType = Flush.GLOBAL;
+            wr.flushLevel = random.nextInt(4) == 0 ? Flush.MR : Flush.RANGE;
+            wr.flushLength = op.size;
+        }
+        wr.rdma(peer.addr(op.remote), peer.rkey);
+        trace.note(clock.getAsLong(), "post side " + sides.indexOf(s) + " qp 0x" + Integer.toHexString(s.qp.qpNum())
+            + " op " + op.id + " kind " + op.kind + " size " + op.size);
+        s.qp.postSend(wr);
+        s.outstanding.addLast(op);
+        posted++;
+    }
+
     /** Posts one random operation from {@code s} to its peer; false when there is no room for it. */
     private boolean post(Side s) {
         Side peer = s.peer;
         int roll = random.nextInt(100);
         int kind = roll < 30 ? SEND : roll < 35 ? SEND_IMM : roll < 60 ? WRITE : roll < 65 ? WRITE_IMM
-            : roll < 85 ? READ : roll < 93 ? FETCH_ADD : CMP_SWAP;
+            : roll < 82 ? READ : roll < 89 ? FETCH_ADD : roll < 95 ? CMP_SWAP : roll < 98 ? ATOMIC_WRITE : FLUSH;
         Op op = new Op();
         op.id = nextId++;
         op.kind = kind;
         op.imm = (int) op.id;
+        if (kind == ATOMIC_WRITE || kind == FLUSH) {
+            postWithoutBuffer(s, op);
+            return true;
+        }
         boolean atomic = kind == FETCH_ADD || kind == CMP_SWAP;
         op.size = atomic ? 8 : size(Math.min(maxSize, kind == SEND || kind == SEND_IMM ? RECV_SLOT : AREA));
         wr.next = null;
@@ -535,7 +583,7 @@ final class RcWorkload implements SimWorkload {
                 throw new SimulationFailure("error completion of wr " + w.wrId + " but " + (op == null ? "none"
                     : "wr " + op.id) + " was next");
             }
-            (op.kind == READ || op.kind == FETCH_ADD || op.kind == CMP_SWAP ? s.dst : s.src).free();
+            freeBuffer(s, op);
             return;
         }
         if (s.sawError) {
@@ -573,9 +621,25 @@ final class RcWorkload implements SimWorkload {
                 }
                 s.dst.free();
             }
+            case ATOMIC_WRITE, FLUSH -> {
+                int expect = op.kind == FLUSH ? WcOpcode.FLUSH : WcOpcode.ATOMIC_WRITE;
+                if (w.opcode != expect) {
+                    throw new SimulationFailure("wr " + op.id + " completed with opcode " + w.opcode + ", expected " + expect);
+                }
+            }
             default -> s.src.free();
         }
         op.senderOk = true;
+    }
+
+    /** Returns the op's local buffer (if it has one) to its allocator. */
+    private static void freeBuffer(Side s, Op op) {
+        switch (op.kind) {
+            case READ, FETCH_ADD, CMP_SWAP -> s.dst.free();
+            case ATOMIC_WRITE, FLUSH -> {
+            }
+            default -> s.src.free();
+        }
     }
 
     private void checkReceive(Side s, WorkCompletion w) {

@@ -28,7 +28,7 @@ final class LocalOps {
             if (!(mw instanceof MemoryWindow window) || (mr != null && !(mr instanceof Region))) {
                 return WcStatus.MW_BIND_ERR;
             }
-            int err = MemoryWindows.bind(window, w.bindMwKey, qp.pdHandle, qp.qpn, (Region) mr, w.remoteAddr,
+            int err = MemoryWindows.bind(window, w.bindMwKey, qp.pdHandle, qp.token, (Region) mr, w.remoteAddr,
                 w.bindLength, w.bindAccess, w.rkey);
             return err == 0 ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
         }

@@ -11,6 +11,12 @@ import java.lang.foreign.Arena;
  */
 public final class Qp {
     public final int qpn;
+    /**
+     * Unique in the process for this QP's lifetime, unlike its QPN (reused after destruction): what
+     * a type 2 memory window is bound to, so that no later QP with the same number can use it.
+     */
+    public final long token = TOKENS.incrementAndGet();
+    private static final java.util.concurrent.atomic.AtomicLong TOKENS = new java.util.concurrent.atomic.AtomicLong();
     /** The engine's array index of this QP (see {@link QpNumbers}). */
     final int slot;
     public final int type;

@@ -138,6 +138,14 @@ final class RcResponder {
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
+        if (last && OpcodeTable.has(opcode, OpcodeTable.INVALIDATE) && r.pendingReplies > 0) {
+            // the invalidation could pull a window from under an earlier READ still being
+            // answered: like an RNR behind replies, dropped, and a PSN-sequence NAK after them
+            // (the requester sends it again): before anything of the packet is taken or placed
+            engine.counters.inc(TransportCounters.BEHIND_REPLIES);
+            r.nakAfterReplies = true;
+            return;
+        }
         if (first) {
             RecvQueue q = qp.recvQueue();
             RecvWqe head = q == null ? null : q.peek();
@@ -355,6 +363,11 @@ final class RcResponder {
         res.rkey = reth.rkey();
         res.length = len;
         res.cursor(psn, res.va, len);
+        // C9-148 counts a READ when it is executed; its responses may go out after later requests
+        // have executed, so it takes its MSN now: MSNs stay in PSN order on the wire
+        r.msn = (r.msn + 1) & 0xFFFFFF;
+        res.msn = r.msn;
+        res.started = true;
         r.ePsn = Psn.add(psn, packets);
         ackBeforeReplies(qp);
         r.enqueue(res);
@@ -377,6 +390,11 @@ final class RcResponder {
         res.rkey = a.rkey();
         res.compare = a.compare();
         res.swapAdd = a.swapAdd();
+        // executed on arrival, in PSN order with the WRITEs and ATOMIC_WRITEs around it (as rxe);
+        // only its acknowledgement waits its turn among the replies
+        if (!executeAtomic(qp, res)) {
+            return;
+        }
         r.ePsn = Psn.add(psn, 1);
         r.ackablePsn = r.ePsn;
         ackBeforeReplies(qp);
@@ -424,9 +442,12 @@ final class RcResponder {
     /**
      * FLUSH: the placement type names the access the key must grant (FLUSH_GLOBAL,
      * FLUSH_PERSISTENT; missing: remote access error, as rxe); level RANGE flushes the RETH's
-     * range, level MR the whole key (rxe checks no range then). Every earlier request of the QP
-     * has been executed when it runs, so their data is visible (GLOBAL) or written back to the
-     * file behind the region (PERSISTENT) before the response leaves.
+     * range, level MR the whole key (rxe checks no range then). Every earlier WRITE, atomic and
+     * ATOMIC_WRITE of the QP has been executed when it runs (all execute on arrival, in PSN
+     * order), so their data is visible (GLOBAL: a fence) or written back to the file behind the
+     * region (PERSISTENT: msync) before the response leaves. (An earlier READ's data may still be
+     * on its way out: the FLUSH makes nothing of it.) Nothing is faulted in: a FLUSH of a huge
+     * ODP range costs the kernel's walk of its dirty pages at most.
      */
     private void onFlush(Qp qp, RocePacket pkt, int psn) {
         ResponderState r = qp.resp;
@@ -434,7 +455,9 @@ final class RcResponder {
         int level = pkt.feth().selectivityLevel();
         int need = ((type & dev.jrxe.wire.Feth.PLT_GLOBAL_VISIBILITY) != 0 ? Access.FLUSH_GLOBAL : 0)
             | ((type & dev.jrxe.wire.Feth.PLT_PERSISTENCE) != 0 ? Access.FLUSH_PERSISTENT : 0);
-        if (need == 0 || (type & ~3) != 0 || level > dev.jrxe.wire.Feth.SEL_MR) {
+        if (need == 0 || (type & ~3) != 0 || level > dev.jrxe.wire.Feth.SEL_MR
+            || Integer.toUnsignedLong(pkt.reth().dmaLength()) > MAX_MESSAGE) {
+            // unknown placement or level, or longer than a message (rxe's check_length)
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
@@ -557,12 +580,6 @@ final class RcResponder {
             res.checked = true;
         }
         MemoryKey key = res.key;
-        if (!res.started) {
-            // C9-148: the MSN counts a READ when it is executed
-            r.msn = (r.msn + 1) & 0xFFFFFF;
-            res.msn = r.msn;
-            res.started = true;
-        }
         int mtu = qp.pathMtu;
         PacketOut out = engine.out;
         int sent = 0;
@@ -601,32 +618,34 @@ final class RcResponder {
         return sent;
     }
 
-    /** Executes an atomic (once) and sends its acknowledgement. Returns 1, or -1 when the QP failed. */
-    private int answerAtomic(Qp qp, ResponderState.Resource res) {
+    /** Executes an atomic once, keeping the original value for its (re)sent acknowledgement. */
+    private boolean executeAtomic(Qp qp, ResponderState.Resource res) {
         ResponderState r = qp.resp;
-        if (!res.executed) {
-            MemoryKey key = remoteKey(qp, res.rkey);
-            int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, 8);
-            if (st == MemStatus.OK && (res.va & 7) != 0) {
-                st = MemStatus.MISALIGNED;
-            }
-            if (st != MemStatus.OK) {
-                keyError(qp, st, res.firstPsn);
-                return -1;
-            }
+        MemoryKey key = remoteKey(qp, res.rkey);
+        int st = key == null ? MemStatus.INVALID_KEY : key.check(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, 8);
+        if (st == MemStatus.OK && (res.va & 7) != 0) {
+            st = MemStatus.MISALIGNED;
+        }
+        if (st == MemStatus.OK) {
             st = res.opcode == Opcodes.RC_COMPARE_SWAP
                 ? key.compareAndSwap(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.compare, res.swapAdd, original)
                 : key.fetchAndAdd(qp.pdHandle, Access.REMOTE_ATOMIC, res.va, res.swapAdd, original);
-            if (st != MemStatus.OK) {
-                keyError(qp, st, res.firstPsn);
-                return -1;
-            }
-            res.original = original[0];
-            res.executed = true;
-            r.msn = (r.msn + 1) & 0xFFFFFF;
-            res.msn = r.msn;
-            res.started = true;
         }
+        if (st != MemStatus.OK) {
+            keyError(qp, st, res.firstPsn);
+            return false;
+        }
+        res.original = original[0];
+        res.executed = true;
+        r.msn = (r.msn + 1) & 0xFFFFFF;
+        res.msn = r.msn;
+        res.started = true;
+        return true;
+    }
+
+    /** Sends an executed atomic's acknowledgement. Returns 1. */
+    private int answerAtomic(Qp qp, ResponderState.Resource res) {
+        ResponderState r = qp.resp;
         PacketOut out = engine.out;
         out.begin(qp, Opcodes.RC_ATOMIC_ACKNOWLEDGE, res.firstPsn, false, false, 0);
         out.aeth().syndrome(Aeth.ACK).msn(res.msn);
@@ -712,7 +731,7 @@ final class RcResponder {
      */
     private MemoryKey remoteKey(Qp qp, int rkey) {
         MemoryKey k = engine.keys.lookup(rkey);
-        return k == null ? null : k.forRemote(qp.qpn);
+        return k == null ? null : k.forRemote(qp.token);
     }
 
     // ---------------------------------------------------------------- ACK / NAK

@@ -88,8 +88,11 @@ public final class MemoryWindow implements AutoCloseable {
             return;
         }
         closed = true;
-        if (window.state() != dev.jrxe.memory.MemoryWindow.INVALID) {
-            MemoryWindows.dealloc(window);
-        }
+        // holding the engine: no access through the window is half done when this returns
+        pd.device().engine().withEngine(() -> {
+            if (window.state() != dev.jrxe.memory.MemoryWindow.INVALID) {
+                MemoryWindows.dealloc(window);
+            }
+        });
     }
 }

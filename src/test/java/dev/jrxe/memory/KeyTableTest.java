@@ -124,6 +124,32 @@ class KeyTableTest {
     }
 
     @Test
+    void shouldNeverGiveAWindowsIndexBackWithTheKeyItsLastBindGaveIt() {
+        // max_mr 2: the region takes one index, the windows share the other one
+        KeyTable table = new KeyTable(MemoryConfig.fromConfiguration().withMaxMr(2));
+        MemorySegment mem = NativeMemory.map(4 * KIB);
+        try {
+            Region mr = MemoryRegions.register(table, PD, mem, Access.LOCAL_WRITE | Access.MW_BIND);
+            for (int i = 0; i < 500; i++) {
+                MemoryWindow mw = MemoryWindows.alloc(table, PD, MemoryWindow.TYPE_1);
+                int allocated = mw.key();
+                int bound = allocated ^ (1 + (i % 255)); // any other 8-bit key
+                assertThat(MemoryWindows.bind(mw, allocated, PD, 1, mr, mem.address(), 64, Access.REMOTE_READ,
+                        bound)).isZero();
+                assertThat(mw.key()).isEqualTo(bound);
+                MemoryWindows.dealloc(mw);
+                int next = table.reserve();
+                assertThat(next >>> 8).as("the same index").isEqualTo(bound >>> 8);
+                assertThat(next).as("round %d: the stale window rkey must not come back at once", i).isNotEqualTo(bound);
+                table.free(next);
+            }
+            mr.close();
+        } finally {
+            NativeMemory.unmap(mem);
+        }
+    }
+
+    @Test
     void shouldFailWithEnomemBeyondMaxMrAndRecoverAfterDeregistration() {
         KeyTable table = new KeyTable(MemoryConfig.fromConfiguration().withMaxMr(3));
         MemorySegment mem = NativeMemory.map(4 * KIB);

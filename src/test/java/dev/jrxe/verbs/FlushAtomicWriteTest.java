@@ -136,6 +136,26 @@ class FlushAtomicWriteTest {
     }
 
     @Test
+    void shouldFlushAGibibyteOdpRegionWithoutFaultingItIn() {
+        try (RcFixture f = connected()) {
+            long gib = 1L << 30;
+            MemorySegment mem = NativeMemory.map(gib);
+            MemoryRegion mr = f.pdb.registerMemory(mem, Access.LOCAL_WRITE | Access.FLUSH_GLOBAL | Access.ON_DEMAND);
+            try {
+                f.qa.postSend(flush(mem.address(), mr.rkey(), 0, Flush.GLOBAL, Flush.MR));
+                f.pollOk(f.cqa);
+                f.qa.postSend(flush(mem.address(), mr.rkey(), gib, Flush.GLOBAL, Flush.RANGE));
+                f.pollOk(f.cqa);
+                // a peer's FLUSH is a fence: nothing of the gibibyte was populated for it
+                assertThat(dev.jrxe.sys.Mem.residentPages(mem.address(), gib)).isLessThan(16);
+            } finally {
+                mr.close();
+                NativeMemory.unmap(mem);
+            }
+        }
+    }
+
+    @Test
     void shouldFailAFlushThePeerQpDoesNotAllowWithInvalidRequest() {
         try (RcFixture f = new RcFixture(8192).connect(new QpCap(8, 8, 1, 1, 0), new RcConnect())) {
             MemoryRegion mr = f.pdb.registerMemory(f.bufB, Access.LOCAL_WRITE | Access.FLUSH_GLOBAL);

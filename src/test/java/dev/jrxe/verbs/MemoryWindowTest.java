@@ -314,6 +314,59 @@ class MemoryWindowTest {
         }
     }
 
+    @Test
+    void shouldRefuseAReregistrationWhileWindowsAreBoundWithEbusy() {
+        try (Pair p = new Pair()) {
+            MemoryWindow mw = p.f.pdb.allocMw(MemoryWindow.TYPE_2);
+            p.f.qb.postSend(bindWr(mw, p.mwMrB, p.mwMrB.addr(), MSG, Access.REMOTE_WRITE));
+            p.f.pollOk(p.f.cqb);
+            ProtectionDomain other = p.f.b.allocPd();
+            // a window rests on its region's PD, rights and memory: moving any of them under it
+            // would let the window's rkey reach another PD's memory
+            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.memory.Rereg.CHANGE_PD, other, null, 0))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
+            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.memory.Rereg.CHANGE_ACCESS, null, null, Access.MW_BIND))
+                .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
+            assertThat(p.mwMrB.pd()).isSameAs(p.f.pdb);
+            assertThat(p.writeAtoB(p.mwMrB.addr(), mw.rkey(), 8).status).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void shouldFinishAReadThroughAWindowBeforeASendWithInvalidateBehindItInvalidatesIt() {
+        try (Pair p = new Pair()) {
+            // a readable window over 1 MiB of a larger region
+            MemoryRegion big = p.f.pdb.registerMemory(p.f.arena.allocate(1 << 21, 4096), MR_ACCESS);
+            MemorySegment bigMem = MemorySegment.ofAddress(big.addr()).reinterpret(1 << 21);
+            RcFixture.fill(bigMem, 0, 1 << 20, 6);
+            MemoryWindow mw = p.f.pdb.allocMw(MemoryWindow.TYPE_2);
+            p.f.qb.postSend(bindWr(mw, big, big.addr(), 1 << 20, Access.REMOTE_READ));
+            p.f.pollOk(p.f.cqb);
+            RecvWr recv = new RecvWr(1);
+            recv.sge(p.f.bufB.address(), 64, p.f.mrb.lkey());
+            p.f.qb.postRecv(recv);
+            MemorySegment dst = p.f.arena.allocate(1 << 20, 4096);
+            MemoryRegion dstMr = p.f.pda.registerMemory(dst, Access.LOCAL_WRITE);
+            SendWr read = new SendWr(1);
+            read.opcode = WrOpcode.RDMA_READ;
+            read.sendFlags = SendFlags.SIGNALED;
+            read.sge(dst.address(), 96 * 1024, dstMr.lkey()).rdma(big.addr(), mw.rkey());
+            SendWr inv = new SendWr(1);
+            inv.opcode = WrOpcode.SEND_WITH_INV;
+            inv.invalidateRkey = mw.rkey();
+            inv.sendFlags = SendFlags.SIGNALED;
+            // 96 responses at MTU 1024: more than the 64 a cycle sends, fewer than the 128 PSNs the
+            // requester may have unacknowledged, so the SEND (no fence) arrives while they go out
+            read.next = inv;
+            p.f.qa.postSend(read);
+            assertThat(p.f.pollOk(p.f.cqa).opcode).isEqualTo(WcOpcode.RDMA_READ);
+            assertThat(p.f.pollOk(p.f.cqa).opcode).isEqualTo(WcOpcode.SEND);
+            assertThat(p.f.pollOk(p.f.cqb).invalidatedRkey).isEqualTo(mw.rkey());
+            RcFixture.assertFilled(dst, 0, 96 * 1024, 6);
+            assertThat(mw.state()).isEqualTo(dev.jrxe.memory.MemoryWindow.FREE);
+        }
+    }
+
     // ---------------------------------------------------------------- what a window grants
 
     @Test
