@@ -198,9 +198,12 @@ class OdpTrafficTest {
                 | dev.jrxe.memory.OdpCaps.ODP_SUPPORT_IMPLICIT));
             // RC: SEND and RECV (shouldSendAndReceiveThroughExplicitOdpRegions), WRITE and READ and
             // ATOMIC (shouldServeRemoteWriteReadAndAtomicsIntoImplicitMemory,
-            // shouldWriteFromImplicitLkeysAcrossChunks); nothing the transport cannot do yet
+            // shouldWriteFromImplicitLkeysAcrossChunks), FLUSH and ATOMIC_WRITE
+            // (FlushAtomicWriteTest.shouldFlushAndAtomicWriteOnEveryKindOfRegion, ODP and IMPLICIT);
+            // nothing the transport cannot do yet (no SRQ)
             assertThat(d.odpRcCaps).isEqualTo(dev.jrxe.memory.OdpCaps.SEND | dev.jrxe.memory.OdpCaps.RECV
-                | dev.jrxe.memory.OdpCaps.WRITE | dev.jrxe.memory.OdpCaps.READ | dev.jrxe.memory.OdpCaps.ATOMIC);
+                | dev.jrxe.memory.OdpCaps.WRITE | dev.jrxe.memory.OdpCaps.READ | dev.jrxe.memory.OdpCaps.ATOMIC
+                | dev.jrxe.memory.OdpCaps.FLUSH | dev.jrxe.memory.OdpCaps.ATOMIC_WRITE);
             assertThat(d.odpUcCaps | d.odpUdCaps | d.odpXrcCaps).isZero();
         }
     }
