@@ -184,10 +184,11 @@ public final class KeyTable {
         return n;
     }
 
-    /** Deallocates every memory window, then deregisters every region (device close). */
+    /** Destroys every indirect key and memory window, then deregisters every region (device close). */
     public void deregisterAll() {
         List<Region> regions = new ArrayList<>();
         List<MemoryWindow> windows = new ArrayList<>();
+        List<IndirectKey> indirect = new ArrayList<>();
         synchronized (this) {
             for (int p = 0; p < pages.length(); p++) {
                 AtomicReferenceArray<MemoryKey> slots = pages.get(p);
@@ -197,8 +198,15 @@ public final class KeyTable {
                         regions.add(r);
                     } else if (k instanceof MemoryWindow w) {
                         windows.add(w);
+                    } else if (k instanceof IndirectKey ik) {
+                        indirect.add(ik);
                     }
                 }
+            }
+        }
+        for (IndirectKey ik : indirect) {
+            if (!ik.destroyed()) {
+                IndirectKeys.destroy(ik);
             }
         }
         for (MemoryWindow w : windows) {

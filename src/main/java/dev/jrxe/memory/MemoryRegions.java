@@ -106,7 +106,8 @@ public final class MemoryRegions {
             }
             if (region.boundWindows > 0) {
                 // man ibv_dereg_mr: fails while memory windows are bound to it
-                throw new MemoryException(Errno.EBUSY, region.boundWindows + " memory window(s) still bound");
+                throw new MemoryException(Errno.EBUSY, region.boundWindows
+                    + " memory window binding(s) or indirect key entries still use it");
             }
             region.valid = false;
             region.table().unpublish(region.key());

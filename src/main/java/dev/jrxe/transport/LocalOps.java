@@ -2,6 +2,8 @@ package dev.jrxe.transport;
 
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.IndirectKey;
+import dev.jrxe.memory.IndirectKeys;
 import dev.jrxe.memory.MemoryKey;
 import dev.jrxe.memory.MemoryWindow;
 import dev.jrxe.memory.MemoryWindows;
@@ -9,7 +11,7 @@ import dev.jrxe.memory.Region;
 
 /**
  * Work requests the requester executes itself, in send-queue order, without a packet
- * (rxe_do_local_ops): BIND_MW and LOCAL_INV. Returns the completion status: SUCCESS, MW_BIND_ERR
+ * (rxe_do_local_ops): BIND_MW, LOCAL_INV and UMR (configuring an indirect key, WR DRIVER1). Returns the completion status: SUCCESS, MW_BIND_ERR
  * for a bind rxe refuses, LOC_QP_OP_ERR for an invalidation it refuses (a registered MR, a type
  * 1 window, a key that names nothing).
  */
@@ -18,7 +20,7 @@ final class LocalOps {
     }
 
     static boolean isLocal(int wrOpcode) {
-        return wrOpcode == WrOpcode.BIND_MW || wrOpcode == WrOpcode.LOCAL_INV;
+        return wrOpcode == WrOpcode.BIND_MW || wrOpcode == WrOpcode.LOCAL_INV || wrOpcode == WrOpcode.DRIVER1;
     }
 
     static int execute(KeyResolver keys, Qp qp, SendWqe w) {
@@ -32,7 +34,18 @@ final class LocalOps {
                 w.bindLength, w.bindAccess, w.rkey);
             return err == 0 ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
         }
+        if (w.opcode == WrOpcode.DRIVER1) {
+            // UMR: configure an indirect key (mlx5: a failed UMR completes as a memory
+            // management operation error)
+            MemoryKey mk = keys.lookup(w.umrKey);
+            return mk instanceof IndirectKey ik && w.umrSpec != null
+                && IndirectKeys.configure(ik, qp.pdHandle, w.umrAccess, w.umrSpec) == 0
+                ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
+        }
         MemoryKey k = keys.lookup(w.invalidateRkey);
+        if (k instanceof IndirectKey ik) {
+            return IndirectKeys.invalidate(ik, qp.pdHandle) == 0 ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
+        }
         if (k instanceof MemoryWindow window) {
             return MemoryWindows.invalidate(window, qp.pdHandle, w.invalidateRkey) == 0 ? WcStatus.SUCCESS
                 : WcStatus.LOC_QP_OP_ERR;

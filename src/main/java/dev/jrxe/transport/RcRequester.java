@@ -208,11 +208,7 @@ final class RcRequester {
         } else {
             out.atomicEth().swapAdd(w.compareAdd).compare(0);
         }
-        out.commit();
-        qp.psn++;
-        qp.noAckPackets = 0;
-        finishWqe(qp, w);
-        return 1;
+        return commitSinglePacket(qp, w);
     }
 
     /**
@@ -225,11 +221,7 @@ final class RcRequester {
         out.begin(qp, Opcodes.RC_FLUSH, Psn.of(qp.psn), true, false, 0);
         out.feth().placementType(w.flushType).selectivityLevel(w.flushLevel);
         out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
-        out.commit();
-        qp.psn++;
-        qp.noAckPackets = 0;
-        finishWqe(qp, w);
-        return 1;
+        return commitSinglePacket(qp, w);
     }
 
     /** ATOMIC_WRITE (IBTA 1.5): RETH (length 8) and the 8 bytes, as they lie in host memory. */
@@ -238,7 +230,12 @@ final class RcRequester {
         MemorySegment buf = out.begin(qp, Opcodes.RC_ATOMIC_WRITE, Psn.of(qp.psn), true, false, 8);
         out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength(8);
         buf.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, out.payloadOffset(), w.compareAdd);
-        out.commit();
+        return commitSinglePacket(qp, w);
+    }
+
+    /** Sends the one packet of an atomic, FLUSH or ATOMIC_WRITE request; returns 1. */
+    private int commitSinglePacket(Qp qp, SendWqe w) {
+        engine.out.commit();
         qp.psn++;
         qp.noAckPackets = 0;
         finishWqe(qp, w);

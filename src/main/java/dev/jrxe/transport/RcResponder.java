@@ -376,9 +376,8 @@ final class RcResponder {
 
     private void onAtomic(Qp qp, RocePacket pkt, int opcode, int psn) {
         ResponderState r = qp.resp;
-        ResponderState.Resource res = r.newResource();
+        ResponderState.Resource res = newResourceOrFail(qp, psn);
         if (res == null) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
         AtomicEth a = pkt.atomicEth();
@@ -417,9 +416,8 @@ final class RcResponder {
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        ResponderState.Resource res = r.newResource();
+        ResponderState.Resource res = newResourceOrFail(qp, psn);
         if (res == null) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
         long va = reth.va();
@@ -461,9 +459,8 @@ final class RcResponder {
             classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
-        ResponderState.Resource res = r.newResource();
+        ResponderState.Resource res = newResourceOrFail(qp, psn);
         if (res == null) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
             return;
         }
         Reth reth = pkt.reth();
@@ -508,6 +505,19 @@ final class RcResponder {
         res.answered = true;
         qp.resp.done(res);
         return 1;
+    }
+
+    /**
+     * A resource entry for a request that waits for a response, or null after a class C error:
+     * max_dest_rd_atomic 0, or more such requests outstanding than it allows (rxe:
+     * ERR_TOO_MANY_RDMA_ATM_REQ, an invalid request).
+     */
+    private ResponderState.Resource newResourceOrFail(Qp qp, int psn) {
+        ResponderState.Resource res = qp.resp.newResource();
+        if (res == null) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+        }
+        return res;
     }
 
     // ---------------------------------------------------------------- replies

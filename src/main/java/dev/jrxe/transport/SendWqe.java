@@ -28,6 +28,14 @@ public final class SendWqe {
     public int bindMrKey;
     public long bindLength;
     public int bindAccess;
+    /**
+     * UMR (DRIVER1): the indirect key to configure, the access it gets and its layout; setters
+     * of the configure-with-setters form still owed (must be 0 when the batch completes).
+     */
+    public int umrKey;
+    public int umrAccess;
+    public dev.jrxe.memory.IndirectKeys.Spec umrSpec;
+    public int umrSettersLeft;
     /** FLUSH: placement type (1 GLOBAL, 2 PERSISTENT) and selectivity level (0 RANGE, 1 MR). */
     public int flushType;
     public int flushLevel;

@@ -69,6 +69,17 @@ public final class ProtectionDomain implements AutoCloseable {
         return MemoryWindow.alloc(this, type);
     }
 
+    /**
+     * {@code mlx5dv_create_mkey}: an indirect key, free until a UMR work request configures it.
+     * {@code flags} must include {@link IndirectMemoryKey#INDIRECT} and may add
+     * {@code REMOTE_INVALIDATE} (anything else: EOPNOTSUPP); {@code maxEntries} is rounded up to
+     * a multiple of 4 ({@link IndirectMemoryKey#maxEntries}).
+     */
+    public IndirectMemoryKey createIndirectKey(int flags, int maxEntries) {
+        device.ensureOpen();
+        return IndirectMemoryKey.create(this, flags, maxEntries);
+    }
+
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttr attr) {
         device.ensureOpen();

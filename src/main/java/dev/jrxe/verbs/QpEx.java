@@ -42,6 +42,7 @@ public final class QpEx {
 
     private final QueuePair qp;
     private final int sendOps;
+    private final int mkeySendOps;
     private boolean open;
     private int count;
     private SendWqe cur;
@@ -52,9 +53,10 @@ public final class QpEx {
     private final int[] boundOldRkey;
     private int bound;
 
-    QpEx(QueuePair qp, int sendOps, int maxWr) {
+    QpEx(QueuePair qp, int sendOps, int mkeySendOps, int maxWr) {
         this.qp = qp;
         this.sendOps = sendOps;
+        this.mkeySendOps = mkeySendOps;
         this.boundMw = new MemoryWindow[Math.max(1, maxWr)];
         this.boundOldRkey = new int[Math.max(1, maxWr)];
     }
@@ -67,6 +69,11 @@ public final class QpEx {
     /** The {@link SendOps} bits the QP was created with. */
     public int sendOpsFlags() {
         return sendOps;
+    }
+
+    /** The {@link dev.jrxe.ib.MkeySendOps} bits the QP was created with. */
+    public int mkeySendOpsFlags() {
+        return mkeySendOps;
     }
 
     // ---------------------------------------------------------------- batch
@@ -162,12 +169,20 @@ public final class QpEx {
      * {@code sendOp} (a {@link SendOps} bit). Returns its WQE, or null after an error (latched).
      */
     SendWqe beginWr(int wrOpcode, int sendOp) {
+        return beginWr(wrOpcode, sendOp, 0, 0);
+    }
+
+    /**
+     * As {@link #beginWr(int, int)}, for a builder of an extension whose own send-ops bits
+     * ({@code extOp} among {@code extOps}) decide instead ({@code sendOp} 0).
+     */
+    SendWqe beginWr(int wrOpcode, int sendOp, int extOp, int extOps) {
         requireOpen();
         cur = null;
         if (error != 0) {
             return null;
         }
-        if ((sendOps & sendOp) == 0) {
+        if (sendOp != 0 ? (sendOps & sendOp) == 0 : (extOps & extOp) == 0) {
             latch(Errno.EOPNOTSUPP, WrOpcode.name(wrOpcode) + ": the QP was not created with its send_ops_flags bit");
             return null;
         }
@@ -393,6 +408,44 @@ public final class QpEx {
         if (w != null && length > 0) {
             MemorySegment.copy(data, 0, w.inline, 0, length);
             inlined(w, length);
+        }
+    }
+
+    /**
+     * {@code ibv_wr_set_inline_data_list}: the bytes of {@code n} segments, one after the other,
+     * copied into the request now.
+     */
+    public void setInlineDataList(int n, MemorySegment[] data) {
+        long total = 0;
+        for (int i = 0; i < n && i < data.length; i++) {
+            total += data[i].byteSize();
+        }
+        if (n < 0 || n > data.length || total > Integer.MAX_VALUE) {
+            fail(Errno.EINVAL, "bad inline data list");
+            return;
+        }
+        SendWqe w = inlineTarget((int) total);
+        if (w == null || total == 0) {
+            return;
+        }
+        long at = 0;
+        for (int i = 0; i < n; i++) {
+            MemorySegment.copy(data[i], 0, w.inline, at, data[i].byteSize());
+            at += data[i].byteSize();
+        }
+        inlined(w, (int) total);
+    }
+
+    /**
+     * {@code ibv_wr_set_ud_addr}: the destination of a UD request. rdma-core offers it on UD QPs
+     * only; on this QP (RC) it latches EINVAL.
+     */
+    public void setUdAddr(AddressHandle ah, int remoteQpn, int remoteQkey) {
+        if (current() == null) {
+            return;
+        }
+        if (qp.qpType() != dev.jrxe.ib.QpType.UD) {
+            fail(Errno.EINVAL, "a UD address on a " + dev.jrxe.ib.QpType.name(qp.qpType()) + " QP");
         }
     }
 

@@ -16,6 +16,11 @@ public final class QpInitAttr {
      * device does not support fails creation with EOPNOTSUPP.
      */
     public int sendOpsFlags;
+    /**
+     * {@link dev.jrxe.ib.MkeySendOps} (mlx5dv's {@code send_ops_flags}): the indirect-key builders
+     * of {@link MkeyEx} the QP accepts (RC only).
+     */
+    public int mkeySendOpsFlags;
 
     public QpInitAttr() {
     }

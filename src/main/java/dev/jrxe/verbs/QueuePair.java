@@ -53,6 +53,10 @@ public final class QueuePair implements AutoCloseable {
         if (init.sendCq == null || init.recvCq == null) {
             throw VerbsException.einval("a QP needs a send and a receive CQ");
         }
+        if ((init.mkeySendOpsFlags & ~dev.jrxe.ib.MkeySendOps.ALL) != 0) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "mkey send_ops_flags 0x"
+                + Integer.toHexString(init.mkeySendOpsFlags) + " not supported");
+        }
         if ((init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "send_ops_flags 0x"
                 + Integer.toHexString(init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) + " not supported");
@@ -76,7 +80,8 @@ public final class QueuePair implements AutoCloseable {
         RecvQueue rq = new RecvQueue(cap.maxRecvWr, cap.maxRecvSge);
         this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena);
-        this.ex = init.sendOpsFlags != 0 ? new QpEx(this, init.sendOpsFlags, cap.maxSendWr) : null;
+        this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
+            ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
         device.qpCreated(this);
@@ -415,6 +420,10 @@ public final class QueuePair implements AutoCloseable {
         w.bindAccess = 0;
         w.flushType = 0;
         w.flushLevel = 0;
+        w.umrKey = 0;
+        w.umrAccess = 0;
+        w.umrSpec = null;
+        w.umrSettersLeft = 0;
         w.state = SendWqe.POSTED;
         w.inlined = false;
         w.inlineLength = 0;
@@ -458,8 +467,12 @@ public final class QueuePair implements AutoCloseable {
             || (w.flushLevel != Flush.RANGE && w.flushLevel != Flush.MR) || w.numSge != 0)) {
             return reject(Errno.EINVAL, "FLUSH: placement " + w.flushType + ", level " + w.flushLevel);
         }
-        if ((op == WrOpcode.ATOMIC_WRITE || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV) && w.numSge != 0) {
+        if ((op == WrOpcode.ATOMIC_WRITE || op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV
+            || op == WrOpcode.DRIVER1) && w.numSge != 0) {
             return reject(Errno.EINVAL, WrOpcode.name(op) + " takes no SGEs");
+        }
+        if (op == WrOpcode.DRIVER1 && (w.umrSpec == null || w.umrSettersLeft != 0)) {
+            return reject(Errno.EINVAL, "an indirect key configuration without its layout or announced setters");
         }
         return 0;
     }
@@ -499,7 +512,7 @@ public final class QueuePair implements AutoCloseable {
                  WrOpcode.SEND_WITH_INV, WrOpcode.LOCAL_INV, WrOpcode.BIND_MW ->
                 type == QpType.RC || type == QpType.UC || WrOpcode.isSend(op) && op != WrOpcode.SEND_WITH_INV;
             case WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.FLUSH,
-                 WrOpcode.ATOMIC_WRITE -> type == QpType.RC;
+                 WrOpcode.ATOMIC_WRITE, WrOpcode.DRIVER1 -> type == QpType.RC;
             default -> false;
         };
     }

@@ -433,6 +433,26 @@ class QpExTest {
     }
 
     @Test
+    void shouldGatherAnInlineDataListAndRefuseAUdAddressOnAnRcQp() {
+        try (Ex e = new Ex(SendOps.RDMA_WRITE, RcFixture.ALL_ACCESS)) {
+            RcFixture.fill(e.f.bufA, 0, 48, 12);
+            e.xa.start();
+            e.xa.wrFlags = SendFlags.SIGNALED;
+            e.xa.rdmaWrite(e.f.mrb.rkey(), e.f.bufB.address() + 512);
+            e.xa.setInlineDataList(3, new java.lang.foreign.MemorySegment[]{e.f.bufA.asSlice(0, 10),
+                e.f.bufA.asSlice(10, 30), e.f.bufA.asSlice(40, 8)});
+            e.xa.complete();
+            e.ok(e.cqa);
+            RcFixture.assertFilled(e.f.bufB, 512, 48, 12);
+            e.xa.start();
+            e.xa.rdmaWrite(e.f.mrb.rkey(), e.f.bufB.address());
+            e.xa.setUdAddr(null, 1, 0x11111111);
+            assertThatThrownBy(e.xa::complete).isInstanceOfSatisfying(VerbsException.class,
+                x -> assertThat(x.errno()).isEqualTo(Errno.EINVAL));
+        }
+    }
+
+    @Test
     void shouldLatchEopnotsuppForABuilderTheQpWasNotCreatedFor() {
         try (Ex e = new Ex(SendOps.SEND, RcFixture.ALL_ACCESS)) {
             e.xa.start();
