@@ -381,6 +381,8 @@ public final class IndirectKey implements MemoryKey {
     @Override
     public int invalidateRemotely(int pd) {
         if ((flags & REMOTE_INVALIDATE) == 0) {
+            // only a key created for it; then, as mlx5 (test_mkey_remote_invalidate), even one that
+            // grants the peer no access: REMOTE_INVALIDATE is the creator's consent
             return MemStatus.ACCESS_DENIED;
         }
         return IndirectKeys.invalidate(this, pd) == 0 ? MemStatus.OK : MemStatus.ACCESS_DENIED;

@@ -65,41 +65,59 @@ public final class IndirectKeys {
             if ((access & ~ACCESS) != 0 || (spec.interleaved() && spec.repeat() <= 0)) {
                 return Errno.EINVAL;
             }
+            long[] addr = spec.addr();
+            long[] count = spec.count();
+            long[] skip = spec.skip();
+            int[] lkey = spec.lkey();
+            if (count.length != n || skip.length != n || lkey.length != n) {
+                return Errno.EINVAL;
+            }
             Region[] regions = new Region[n];
             long[] stride = new long[n];
-            for (int i = 0; i < n; i++) {
-                MemoryKey mk = k.table().lookup(spec.lkey()[i]);
-                if (!(mk instanceof Region r) || !r.isValid() || r.pdHandle() != qpPd) {
-                    return Errno.EINVAL;
+            long[] span = new long[n];
+            try {
+                long group = 0;
+                for (int i = 0; i < n; i++) {
+                    if (count[i] <= 0 || skip[i] < 0) {
+                        return Errno.EINVAL;
+                    }
+                    stride[i] = spec.interleaved() ? Math.addExact(count[i], skip[i]) : 0;
+                    span[i] = spec.interleaved()
+                        ? Math.addExact(Math.multiplyExact(spec.repeat() - 1, stride[i]), count[i]) : count[i];
+                    group = Math.addExact(group, count[i]);
+                    MemoryKey mk = k.table().lookup(lkey[i]);
+                    if (!(mk instanceof Region r)) {
+                        return Errno.EINVAL;
+                    }
+                    regions[i] = r;
                 }
-                if ((access & WRITES) != 0 && (r.access() & Access.LOCAL_WRITE) == 0) {
-                    return Errno.EINVAL;
-                }
-                long count = spec.count()[i];
-                stride[i] = spec.interleaved() ? count + spec.skip()[i] : 0;
-                long span = spec.interleaved() ? (spec.repeat() - 1) * stride[i] + count : count;
-                if (count <= 0 || span < 0 || !r.translation().inRange(spec.addr()[i], span)) {
-                    return Errno.EINVAL;
-                }
-                regions[i] = r;
+                Math.multiplyExact(group, spec.interleaved() ? spec.repeat() : 1);
+            } catch (ArithmeticException e) {
+                return Errno.EINVAL; // a layout whose arithmetic overflows (MkeyEx's limits keep clear of it)
             }
-            // the regions may not go away or change under the key while it is configured
+            // Each region is checked and held under its lock, against one snapshot of its binding,
+            // so no rereg can slip between the check and the hold.
             int held = 0;
+            int err = 0;
             for (; held < n; held++) {
                 Region r = regions[held];
                 synchronized (r) {
-                    if (!r.valid) {
+                    Region.Binding b = r.binding();
+                    if (!r.valid || b.pdHandle() != qpPd
+                        || ((access & WRITES) != 0 && (b.access() & Access.LOCAL_WRITE) == 0)
+                        || !b.translation().inRange(addr[held], span[held])) {
+                        err = Errno.EINVAL;
                         break;
                     }
                     r.boundWindows++;
                 }
             }
-            if (held < n) {
+            if (err != 0) {
                 release(regions, held);
-                return Errno.EINVAL;
+                return err;
             }
-            k.setLayout(k.new Layout(access, regions, spec.addr().clone(), spec.count().clone(), stride,
-                spec.repeat(), spec.interleaved()));
+            k.setLayout(k.new Layout(access, regions, addr.clone(), count.clone(), stride, spec.repeat(),
+                spec.interleaved()));
             return 0;
         }
     }
@@ -117,11 +135,11 @@ public final class IndirectKeys {
         }
     }
 
-    /** mlx5dv_destroy_mkey: frees the key (and its layout, if any). EINVAL twice. */
+    /** mlx5dv_destroy_mkey: frees the key (and its layout, if any). A second call does nothing. */
     public static void destroy(IndirectKey k) {
         synchronized (k) {
             if (k.destroyed()) {
-                throw new MemoryException(Errno.EINVAL, "indirect key already destroyed");
+                return; // device close and the key's own close may race: one of them frees it
             }
             k.markDestroyed();
             IndirectKey.Layout l = k.layout();

@@ -205,13 +205,13 @@ public final class KeyTable {
             }
         }
         for (IndirectKey ik : indirect) {
-            if (!ik.destroyed()) {
-                IndirectKeys.destroy(ik);
-            }
+            IndirectKeys.destroy(ik); // idempotent: the key's own close may run at the same time
         }
         for (MemoryWindow w : windows) {
-            if (w.state() != MemoryWindow.INVALID) {
+            try {
                 MemoryWindows.dealloc(w);
+            } catch (MemoryException e) {
+                // deallocated meanwhile by its own close
             }
         }
         for (Region r : regions) {

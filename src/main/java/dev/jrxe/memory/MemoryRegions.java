@@ -153,7 +153,8 @@ public final class MemoryRegions {
             }
             if (region.boundWindows > 0) {
                 // a window's binding rests on the region's PD, rights and memory: none may change under it
-                throw new MemoryException(Errno.EBUSY, region.boundWindows + " memory window(s) still bound");
+                throw new MemoryException(Errno.EBUSY, region.boundWindows
+                    + " memory window binding(s) or indirect key entries still use it");
             }
             int newAccess = (flags & Rereg.CHANGE_ACCESS) != 0 ? AccessRules.validate(access) : region.access();
             Translation old = region.translation();

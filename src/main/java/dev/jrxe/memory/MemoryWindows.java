@@ -63,20 +63,19 @@ public final class MemoryWindows {
                 return Errno.EINVAL;
             }
             boolean unbind = mw.type() == MemoryWindow.TYPE_1 && length == 0;
-            if (!unbind) {
-                int st = checkRegion(mw, mr, addr, length, access);
-                if (st != 0) {
-                    return st;
-                }
+            if (!unbind && mr == null) {
+                return Errno.EINVAL;
             }
             int key = (mwKey & ~0xFF) | (newKey & 0xFF);
             MemoryWindow.Binding old = mw.binding();
             if (unbind) {
                 mw.setBinding(null);
             } else {
+                // checked and held under the region's lock: no rereg between the check and the hold
                 synchronized (mr) {
-                    if (!mr.valid) {
-                        return Errno.EINVAL;
+                    int st = checkRegion(mw, mr, addr, length, access);
+                    if (st != 0) {
+                        return st;
                     }
                     mr.boundWindows++;
                 }

@@ -113,8 +113,11 @@ final class RcRequester {
         if (readOrAtomic && qp.rdAtomicInFlight >= Math.max(1, qp.maxRdAtomic)) {
             return false;
         }
-        if (w.opcode == WrOpcode.LOCAL_INV && qp.sq.consumer() != qp.sq.next) {
-            return false; // rxe: LOCAL_INV is always fenced, it waits until everything before it completed
+        if ((w.opcode == WrOpcode.LOCAL_INV || w.opcode == WrOpcode.DRIVER1) && qp.sq.consumer() != qp.sq.next) {
+            // rxe: LOCAL_INV is always fenced; so is a UMR here (mlx5 fences it too): it executes
+            // once everything before it completed, so an error there can no longer flush a UMR
+            // that had already configured its key
+            return false;
         }
         w.firstPsn = qp.psn;
         int mtu = qp.pathMtu;

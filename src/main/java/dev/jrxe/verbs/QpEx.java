@@ -417,7 +417,7 @@ public final class QpEx {
      */
     public void setInlineDataList(int n, MemorySegment[] data) {
         long total = 0;
-        for (int i = 0; i < n && i < data.length; i++) {
+        for (int i = 0; i < n && i < data.length && total <= Integer.MAX_VALUE; i++) {
             total += data[i].byteSize();
         }
         if (n < 0 || n > data.length || total > Integer.MAX_VALUE) {

@@ -371,6 +371,27 @@ class IndirectKeyTest {
     }
 
     @Test
+    void shouldNotConfigureAKeyBehindARequestThatFails() {
+        try (Mk m = new Mk()) {
+            IndirectMemoryKey k = m.f.pda.createIndirectKey(IndirectMemoryKey.INDIRECT, 4);
+            m.xa.start();
+            m.xa.wrFlags = SendFlags.SIGNALED;
+            m.xa.rdmaWrite(0x7777_7700, m.f.bufB.address()); // no such rkey: REM_ACCESS_ERR
+            m.xa.setSge(m.f.mra.lkey(), m.f.bufA.address(), 8);
+            m.xa.wrFlags = SendFlags.SIGNALED | SendFlags.INLINE;
+            MkeyEx.from(m.xa).mrList(k, Access.LOCAL_WRITE, list(m.f.bufA, m.f.mra.lkey()));
+            m.xa.complete();
+            assertThat(status(m.f, m.f.cqa)).isEqualTo(WcStatus.REM_ACCESS_ERR);
+            assertThat(status(m.f, m.f.cqa)).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            // fenced: the UMR waited for the WRITE, so its flush is the truth: the key is free and
+            // its region not held
+            assertThat(k.isConfigured()).isFalse();
+            m.f.mra.region().boundWindows();
+            assertThat(m.f.mra.region().boundWindows()).isZero();
+        }
+    }
+
+    @Test
     void shouldUseAKeyInTheWorkRequestRightAfterItsConfigureWithoutWaiting() {
         try (Mk m = new Mk()) {
             IndirectMemoryKey kb = m.f.pdb.createIndirectKey(IndirectMemoryKey.INDIRECT, 4);
@@ -400,11 +421,12 @@ class IndirectKeyTest {
         try (Mk m = new Mk()) {
             MemoryRegion implicit = m.f.pdb.registerMemory(0, -1L, Access.LOCAL_WRITE | Access.ON_DEMAND);
             IndirectMemoryKey k = m.f.pdb.createIndirectKey(IndirectMemoryKey.INDIRECT, 4);
-            // three entries, each in its own 2 MiB child, 1000 bytes every 4096, 50 times
+            // three entries, each in its own 2 MiB child (at 2 MiB-aligned base + 0, 2 and 4 MiB;
+            // each spans 49 * 4096 + 1000 bytes), 1000 bytes every 4096, 50 times
             long base = (mem.address() + mib2 - 1) & -mib2;
             MkeyEx.Interleaved[] entries = {new MkeyEx.Interleaved(base + 100, 1000, 3096, implicit.lkey()),
                 new MkeyEx.Interleaved(base + mib2 + 7, 1000, 3096, implicit.lkey()),
-                new MkeyEx.Interleaved(base + 2 * mib2 - 200 * 1024, 1000, 3096, implicit.lkey())};
+                new MkeyEx.Interleaved(base + 2 * mib2 + 13, 1000, 3096, implicit.lkey())};
             configure(m.f, m.xb, m.f.cqb, x -> x.mrInterleaved(k, ALL, 50, entries));
             long total = 3 * 1000 * 50;
             assertThat(k.length()).isEqualTo(total);
