@@ -28,6 +28,9 @@ public final class RecvQueue {
     private volatile long producer;
     @SuppressWarnings("unused")
     private volatile long consumer;
+    /** SRQ limit (srq_limit): armed when positive; fires once when fewer WQEs remain, then disarms. */
+    private volatile int limit;
+    private Runnable limitReached;
 
     public RecvQueue(int maxWr, int maxSge) {
         this.maxWr = maxWr;
@@ -68,9 +71,30 @@ public final class RecvQueue {
         return slots[(int) (c % slots.length)];
     }
 
-    /** Consumer: frees the oldest WQE. */
+    /** Consumer: frees the oldest WQE; an armed limit fires once fewer than it remain. */
     void pop() {
         CONSUMER.setRelease(this, (long) CONSUMER.getOpaque(this) + 1);
+        int l = limit;
+        if (l > 0 && depth() < l) {
+            limit = 0;
+            if (limitReached != null) {
+                limitReached.run();
+            }
+        }
+    }
+
+    /**
+     * Arms the SRQ limit ({@code ibv_modify_srq} with IBV_SRQ_LIMIT; 0 disarms); {@code onReached}
+     * runs on the engine thread when it fires (it then reads 0 again, as rdma-core's query does).
+     */
+    public void armLimit(int srqLimit, Runnable onReached) {
+        this.limitReached = onReached;
+        this.limit = srqLimit;
+    }
+
+    /** The armed limit, 0 when not armed. */
+    public int limit() {
+        return limit;
     }
 
     /** Number of posted, unconsumed WQEs. */

@@ -31,6 +31,10 @@ public final class Device implements AutoCloseable {
     static final int MAX_RD_ATOMIC = 128;
     static final int MAX_PD = 1 << 20;
     static final long MAX_MSG_SZ = 1L << 31;
+    /** rxe's SRQ limits (max_srq, max_srq_wr, max_srq_sge). */
+    static final int MAX_SRQ = 917503;
+    static final int MAX_SRQ_WR = 1 << 20;
+    static final int MAX_SRQ_SGE = 27;
 
     private final DeviceConfig config;
     private final int addr;
@@ -160,9 +164,9 @@ public final class Device implements AutoCloseable {
         d.atomicCap = DeviceAttr.ATOMIC_HCA;
         d.maxMw = keys.capacity(); // windows and regions share the key table
         d.maxAh = 32767;
-        d.maxSrq = 0;
-        d.maxSrqWr = 0;
-        d.maxSrqSge = 0;
+        d.maxSrq = MAX_SRQ;
+        d.maxSrqWr = MAX_SRQ_WR;
+        d.maxSrqSge = MAX_SRQ_SGE;
         d.maxPkeys = 1;
         d.localCaAckDelay = 15;
         d.maxInlineData = MAX_INLINE;
@@ -170,7 +174,7 @@ public final class Device implements AutoCloseable {
         d.odpGeneralCaps = (int) OdpCaps.GENERAL;
         // exactly the RC operations the transport implements today, all of which work on ODP
         d.odpRcCaps = OdpCaps.RC & (OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.READ | OdpCaps.ATOMIC
-            | OdpCaps.FLUSH | OdpCaps.ATOMIC_WRITE);
+            | OdpCaps.FLUSH | OdpCaps.ATOMIC_WRITE | OdpCaps.SRQ_RECV);
         d.odpUcCaps = 0;
         d.odpUdCaps = 0;
         d.odpXrcCaps = 0;
@@ -290,6 +294,11 @@ public final class Device implements AutoCloseable {
                 + " not supported");
         }
         return newCq(cqe, channel, compVector, wcFlags);
+    }
+
+    /** An SRQ's limit was reached ({@code IBV_EVENT_SRQ_LIMIT_REACHED}). */
+    void srqLimitReached(SharedReceiveQueue srq) {
+        events.add(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, null, null, 0, srq));
     }
 
     /** A CQ overflowed: the async CQ error event ({@code IBV_EVENT_CQ_ERR}). */

@@ -80,6 +80,15 @@ public final class ProtectionDomain implements AutoCloseable {
         return IndirectMemoryKey.create(this, flags, maxEntries);
     }
 
+    /**
+     * {@code ibv_create_srq}: max_wr 1..max_srq_wr, max_sge up to max_srq_sge (written back: at
+     * least 1), srq_limit at most max_wr; EINVAL otherwise.
+     */
+    public SharedReceiveQueue createSrq(SharedReceiveQueue.Attr attr) {
+        device.ensureOpen();
+        return new SharedReceiveQueue(this, attr);
+    }
+
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttr attr) {
         device.ensureOpen();

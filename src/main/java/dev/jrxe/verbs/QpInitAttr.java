@@ -8,6 +8,8 @@ public final class QpInitAttr {
     public CompletionQueue sendCq;
     public CompletionQueue recvCq;
     public QpCap cap = new QpCap();
+    /** The shared receive queue the QP takes its receive WQEs from, or null for its own. */
+    public SharedReceiveQueue srq;
     /** Every send WR completes signaled. */
     public boolean sqSigAll;
     /**

@@ -42,6 +42,7 @@ public final class QueuePair implements AutoCloseable {
     private final SendWr bindWr = new SendWr(1);
     private boolean closed;
     private final QpEx ex;
+    private final SharedReceiveQueue srq;
 
     QueuePair(ProtectionDomain pd, QpInitAttr init) {
         this.pd = pd;
@@ -77,13 +78,22 @@ public final class QueuePair implements AutoCloseable {
         this.recvCq = init.recvCq;
         device.reserveQp();
         SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
-        RecvQueue rq = new RecvQueue(cap.maxRecvWr, cap.maxRecvSge);
-        this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, null, sendCq.ring(), recvCq.ring(),
+        this.srq = init.srq;
+        if (srq != null && srq.pd().device() != device) {
+            throw VerbsException.einval("the SRQ belongs to another device");
+        }
+        // with an SRQ the QP has no receive queue of its own (rdma-core ignores max_recv_wr then)
+        RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
+        this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
+            sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena);
         this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
+        if (srq != null) {
+            srq.users.incrementAndGet();
+        }
         device.qpCreated(this);
         device.engine().register(qp);
     }
@@ -555,6 +565,9 @@ public final class QueuePair implements AutoCloseable {
      * is full; stops at the first bad request.
      */
     public void postRecv(RecvWr wr) {
+        if (qp.rq == null) {
+            throw new PostException(Errno.EINVAL, "the QP takes its receives from an SRQ (post them there)", wr);
+        }
         synchronized (qp.rq) {
             for (RecvWr r = wr; r != null; r = r.next) {
                 int state = qp.state();
@@ -603,6 +616,9 @@ public final class QueuePair implements AutoCloseable {
         device.engine().withEngine(() -> device.engine().unregister(qp));
         sendCq.users.decrementAndGet();
         recvCq.users.decrementAndGet();
+        if (srq != null) {
+            srq.users.decrementAndGet();
+        }
         device.qpClosed(this);
         arena.close();
     }

@@ -21,8 +21,7 @@ class DevinfoCommandTest {
     private static final String IP = "127.0.0.2";
     /**
      * Every line of rxe's {@code ibv_devinfo -v} up to its value, in order, tabs included; flag lines
-     * (five tabs) left out. max_srq_wr and max_srq_sge are missing because ibv_devinfo prints them only
-     * when max_srq is not 0, and jrxe has no SRQs.
+     * (five tabs) left out (ibv_devinfo prints max_srq_wr and max_srq_sge only when max_srq is not 0).
      */
     private static final List<String> VERBOSE_KEYS = List.of(
         "hca_id:\t",
@@ -62,6 +61,8 @@ class DevinfoCommandTest {
         "\tmax_ah:\t\t\t\t",
         "\tmax_fmr:\t\t\t",
         "\tmax_srq:\t\t\t",
+        "\tmax_srq_wr:\t\t\t",
+        "\tmax_srq_sge:\t\t\t",
         "\tmax_pkeys:\t\t\t",
         "\tlocal_ca_ack_delay:\t\t",
         "\tgeneral_odp_caps:",
@@ -198,7 +199,7 @@ class DevinfoCommandTest {
             assertThat(value(out, "\tmax_cqe:")).isEqualTo(Integer.toString(a.maxCqe));
             assertThat(value(out, "\tmax_mr:")).isEqualTo(Integer.toString(a.maxMr));
             assertThat(value(out, "\tmax_qp_rd_atom:")).isEqualTo(Integer.toString(a.maxQpRdAtom));
-            assertThat(value(out, "\tmax_srq:")).isEqualTo("0");
+            assertThat(value(out, "\tmax_srq:")).isEqualTo("917503");
             assertThat(value(out, "\tdevice_cap_flags:")).isEqualTo(String.format("0x%08x", (int) a.deviceCapFlags));
             assertThat(value(out, "\tdevice_cap_flags_ex:")).isEqualTo(String.format("0x%X", a.deviceCapFlags));
             assertThat(flagsAfter(out, "\tdevice_cap_flags:")).contains("RC_RNR_NAK_GEN", "PORT_ACTIVE_EVENT")

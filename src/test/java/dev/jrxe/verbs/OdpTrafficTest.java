@@ -200,10 +200,11 @@ class OdpTrafficTest {
             // ATOMIC (shouldServeRemoteWriteReadAndAtomicsIntoImplicitMemory,
             // shouldWriteFromImplicitLkeysAcrossChunks), FLUSH and ATOMIC_WRITE
             // (FlushAtomicWriteTest.shouldFlushAndAtomicWriteOnEveryKindOfRegion, ODP and IMPLICIT);
-            // nothing the transport cannot do yet (no SRQ)
+            // SRQ_RECV (SrqTest.shouldReceiveThroughAnSrqOnOdpMemory); nothing the transport cannot do yet
             assertThat(d.odpRcCaps).isEqualTo(dev.jrxe.memory.OdpCaps.SEND | dev.jrxe.memory.OdpCaps.RECV
                 | dev.jrxe.memory.OdpCaps.WRITE | dev.jrxe.memory.OdpCaps.READ | dev.jrxe.memory.OdpCaps.ATOMIC
-                | dev.jrxe.memory.OdpCaps.FLUSH | dev.jrxe.memory.OdpCaps.ATOMIC_WRITE);
+                | dev.jrxe.memory.OdpCaps.FLUSH | dev.jrxe.memory.OdpCaps.ATOMIC_WRITE
+                | dev.jrxe.memory.OdpCaps.SRQ_RECV);
             assertThat(d.odpUcCaps | d.odpUdCaps | d.odpXrcCaps).isZero();
         }
     }
