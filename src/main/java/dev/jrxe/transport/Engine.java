@@ -573,6 +573,10 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (asyncEvent >= 0) {
             events.qpEvent(qp, asyncEvent);
         }
+        if (qp.srq != null) {
+            // the QP takes no more WQEs from its SRQ: the application may now drain and destroy it
+            events.qpEvent(qp, AsyncEventType.QP_LAST_WQE_REACHED);
+        }
     }
 
     /** Verbs layer: move to ERR on request (modify to ERR). Holding the engine. */

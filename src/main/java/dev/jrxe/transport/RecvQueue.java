@@ -10,11 +10,13 @@ import java.lang.invoke.VarHandle;
 public final class RecvQueue {
     private static final VarHandle PRODUCER;
     private static final VarHandle CONSUMER;
+    private static final VarHandle LIMIT;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             PRODUCER = l.findVarHandle(RecvQueue.class, "producer", long.class);
+            LIMIT = l.findVarHandle(RecvQueue.class, "limit", int.class);
             CONSUMER = l.findVarHandle(RecvQueue.class, "consumer", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -30,7 +32,7 @@ public final class RecvQueue {
     private volatile long consumer;
     /** SRQ limit (srq_limit): armed when positive; fires once when fewer WQEs remain, then disarms. */
     private volatile int limit;
-    private Runnable limitReached;
+    private volatile Runnable limitReached;
 
     public RecvQueue(int maxWr, int maxSge) {
         this.maxWr = maxWr;
@@ -75,10 +77,11 @@ public final class RecvQueue {
     void pop() {
         CONSUMER.setRelease(this, (long) CONSUMER.getOpaque(this) + 1);
         int l = limit;
-        if (l > 0 && depth() < l) {
-            limit = 0;
-            if (limitReached != null) {
-                limitReached.run();
+        // compare-and-set: a re-arm by the application in between is never lost
+        if (l > 0 && depth() < l && LIMIT.compareAndSet(this, l, 0)) {
+            Runnable r = limitReached;
+            if (r != null) {
+                r.run();
             }
         }
     }

@@ -296,6 +296,20 @@ public final class Device implements AutoCloseable {
         return newCq(cqe, channel, compVector, wcFlags);
     }
 
+    private final AtomicInteger liveSrqs = new AtomicInteger();
+
+    /** Counts a new SRQ against max_srq: ENOMEM beyond it. */
+    void reserveSrq() {
+        if (liveSrqs.incrementAndGet() > MAX_SRQ) {
+            liveSrqs.decrementAndGet();
+            throw new VerbsException(Errno.ENOMEM, "too many SRQs");
+        }
+    }
+
+    void srqClosed() {
+        liveSrqs.decrementAndGet();
+    }
+
     /** An SRQ's limit was reached ({@code IBV_EVENT_SRQ_LIMIT_REACHED}). */
     void srqLimitReached(SharedReceiveQueue srq) {
         events.add(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, null, null, 0, srq));

@@ -51,6 +51,10 @@ public final class QueuePair implements AutoCloseable {
         if (type != QpType.RC) {
             throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported yet");
         }
+        this.srq = init.srq;
+        if (srq != null && srq.pd().device() != device) {
+            throw VerbsException.einval("the SRQ belongs to another device");
+        }
         if (init.sendCq == null || init.recvCq == null) {
             throw VerbsException.einval("a QP needs a send and a receive CQ");
         }
@@ -76,12 +80,18 @@ public final class QueuePair implements AutoCloseable {
         init.cap.maxRecvSge = cap.maxRecvSge;
         this.sendCq = init.sendCq;
         this.recvCq = init.recvCq;
-        device.reserveQp();
-        SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
-        this.srq = init.srq;
-        if (srq != null && srq.pd().device() != device) {
-            throw VerbsException.einval("the SRQ belongs to another device");
+        if (srq != null) {
+            srq.attach(); // EINVAL once destroyed; counted as a user from here on
         }
+        try {
+            device.reserveQp();
+        } catch (RuntimeException e) {
+            if (srq != null) {
+                srq.users.decrementAndGet();
+            }
+            throw e;
+        }
+        SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
         // with an SRQ the QP has no receive queue of its own (rdma-core ignores max_recv_wr then)
         RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
         this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
@@ -91,9 +101,6 @@ public final class QueuePair implements AutoCloseable {
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
-        if (srq != null) {
-            srq.users.incrementAndGet();
-        }
         device.qpCreated(this);
         device.engine().register(qp);
     }

@@ -50,6 +50,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         if (attr.srqLimit < 0 || attr.srqLimit > attr.maxWr) {
             throw VerbsException.einval("srq_limit " + attr.srqLimit + " beyond max_wr " + attr.maxWr);
         }
+        pd.device().reserveSrq();
         this.pd = pd;
         this.maxWr = attr.maxWr;
         this.maxSge = Math.max(1, attr.maxSge);
@@ -126,7 +127,17 @@ public final class SharedReceiveQueue implements AutoCloseable {
                 queue.publish();
             }
         }
-        pd.device().engine().kick();
+        // no kick: a sender waiting for a WQE retries after its RNR timer on its own
+    }
+
+    /** A QP starts using the SRQ: EINVAL once it is destroyed. */
+    void attach() {
+        synchronized (queue) {
+            if (closed) {
+                throw VerbsException.einval("the SRQ was destroyed");
+            }
+            users.incrementAndGet();
+        }
     }
 
     /** {@code ibv_destroy_srq}: EBUSY while QPs use it; twice is harmless. */
@@ -141,5 +152,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
             }
             closed = true;
         }
+        pd.device().srqClosed();
     }
 }

@@ -208,6 +208,25 @@ class SrqTest {
     }
 
     @Test
+    void shouldRaiseLastWqeReachedWhenAQpOnAnSrqFailsAndRefuseQpsOnADestroyedSrq() throws Exception {
+        try (Shared s = new Shared(1, 4, new RcConnect())) {
+            QpAttr err = new QpAttr();
+            err.qpState = dev.jrxe.ib.QpState.ERR;
+            s.qb[0].modify(err, dev.jrxe.ib.QpAttrMask.STATE);
+            AsyncEvent e = nextEvent(s.f.b, 5000);
+            assertThat(e).isNotNull();
+            assertThat(e.type()).isEqualTo(AsyncEventType.QP_LAST_WQE_REACHED);
+            assertThat(e.qp()).isSameAs(s.qb[0]);
+            SharedReceiveQueue gone = s.f.pdb.createSrq(new SharedReceiveQueue.Attr(4, 1, 0));
+            gone.close();
+            QpInitAttr ib = new QpInitAttr(QpType.RC, s.f.cqb, s.f.cqb, new QpCap(4, 0, 1, 1, 0));
+            ib.srq = gone;
+            assertThatThrownBy(() -> s.f.pdb.createQp(ib)).isInstanceOfSatisfying(VerbsException.class,
+                x -> assertThat(x.errno()).isEqualTo(Errno.EINVAL));
+        }
+    }
+
+    @Test
     void shouldReceiveThroughAnSrqOnOdpMemory() {
         MemorySegment mem = NativeMemory.map(1 << 20);
         try (Shared s = new Shared(1, 8, new RcConnect())) {
