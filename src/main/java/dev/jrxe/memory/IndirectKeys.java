@@ -109,7 +109,7 @@ public final class IndirectKeys {
                         err = Errno.EINVAL;
                         break;
                     }
-                    r.boundWindows++;
+                    r.keyHolds++;
                 }
             }
             if (err != 0) {
@@ -154,7 +154,7 @@ public final class IndirectKeys {
     private static void release(Region[] regions, int n) {
         for (int i = 0; i < n; i++) {
             synchronized (regions[i]) {
-                regions[i].boundWindows--;
+                regions[i].keyHolds--;
             }
         }
     }

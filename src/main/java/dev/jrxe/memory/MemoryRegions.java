@@ -104,9 +104,9 @@ public final class MemoryRegions {
             if (!region.valid) {
                 throw new MemoryException(Errno.EINVAL, "region already deregistered");
             }
-            if (region.boundWindows > 0) {
+            if (region.keyHolds > 0) {
                 // man ibv_dereg_mr: fails while memory windows are bound to it
-                throw new MemoryException(Errno.EBUSY, region.boundWindows
+                throw new MemoryException(Errno.EBUSY, region.keyHolds
                     + " memory window binding(s) or indirect key entries still use it");
             }
             region.valid = false;
@@ -151,9 +151,9 @@ public final class MemoryRegions {
             if (!region.valid) {
                 throw new MemoryException(Errno.EINVAL, "region is deregistered");
             }
-            if (region.boundWindows > 0) {
+            if (region.keyHolds > 0) {
                 // a window's binding rests on the region's PD, rights and memory: none may change under it
-                throw new MemoryException(Errno.EBUSY, region.boundWindows
+                throw new MemoryException(Errno.EBUSY, region.keyHolds
                     + " memory window binding(s) or indirect key entries still use it");
             }
             int newAccess = (flags & Rereg.CHANGE_ACCESS) != 0 ? AccessRules.validate(access) : region.access();

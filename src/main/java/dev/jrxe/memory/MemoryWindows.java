@@ -77,7 +77,7 @@ public final class MemoryWindows {
                     if (st != 0) {
                         return st;
                     }
-                    mr.boundWindows++;
+                    mr.keyHolds++;
                 }
                 mw.setBinding(mw.newBinding(mr, addr, length, access, qpToken, key));
             }
@@ -147,7 +147,7 @@ public final class MemoryWindows {
     private static void release(MemoryWindow.Binding b) {
         if (b != null) {
             synchronized (b.mr) {
-                b.mr.boundWindows--;
+                b.mr.keyHolds--;
             }
         }
     }

@@ -23,8 +23,11 @@ public final class Region implements MemoryKey, AutoCloseable {
     private final int key;
     private volatile Binding binding;
     volatile boolean valid = true;
-    /** Memory windows bound to this region (deregistration fails with EBUSY while any are). */
-    int boundWindows;
+    /**
+     * Holds by memory-window bindings and configured indirect-key entries: while any, neither
+     * deregistration nor rereg may change the region under them (EBUSY).
+     */
+    int keyHolds;
 
     Region(KeyTable table, int key, int pdHandle, int access, Translation translation) {
         this.table = table;
@@ -94,9 +97,9 @@ public final class Region implements MemoryKey, AutoCloseable {
         return table;
     }
 
-    /** Memory windows bound to this region now. */
-    public synchronized int boundWindows() {
-        return boundWindows;
+    /** Window bindings and indirect-key entries that hold this region now. */
+    public synchronized int heldByKeys() {
+        return keyHolds;
     }
 
     /** Whether the region is registered (not yet deregistered). */

@@ -367,7 +367,6 @@ final class RcResponder {
         // have executed, so it takes its MSN now: MSNs stay in PSN order on the wire
         r.msn = (r.msn + 1) & 0xFFFFFF;
         res.msn = r.msn;
-        res.started = true;
         r.ePsn = Psn.add(psn, packets);
         ackBeforeReplies(qp);
         r.enqueue(res);
@@ -488,7 +487,6 @@ final class RcResponder {
         res.executed = true;
         r.msn = (r.msn + 1) & 0xFFFFFF;
         res.msn = r.msn;
-        res.started = true;
         r.ePsn = Psn.add(psn, 1);
         r.ackablePsn = r.ePsn;
         ackBeforeReplies(qp);
@@ -649,7 +647,6 @@ final class RcResponder {
         res.executed = true;
         r.msn = (r.msn + 1) & 0xFFFFFF;
         res.msn = r.msn;
-        res.started = true;
         return true;
     }
 

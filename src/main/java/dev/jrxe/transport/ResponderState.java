@@ -81,8 +81,6 @@ final class ResponderState {
         int rkey;
         long length;
         int msn;
-        /** MSN assigned (the request was executed or began to be answered). */
-        boolean started;
         /** Every reply was sent once: what is pending now is the replay of a duplicate. */
         boolean answered;
 
@@ -133,7 +131,6 @@ final class ResponderState {
         resourceHead = (resourceHead + 1) % capacity;
         resourceCount = Math.min(capacity, resourceCount + 1);
         res.kind = 0;
-        res.started = false;
         res.answered = false;
         res.executed = false;
         res.pending = false;

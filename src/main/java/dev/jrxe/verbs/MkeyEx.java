@@ -35,6 +35,7 @@ public final class MkeyEx {
     private final int maxInline;
     // the configure-with-setters request being built
     private SendWqe configuring;
+    private IndirectMemoryKey configuringKey;
     private boolean accessSet;
     private boolean layoutSet;
 
@@ -110,8 +111,6 @@ public final class MkeyEx {
         layoutSet = false;
         configuringKey = mkey;
     }
-
-    private IndirectMemoryKey configuringKey;
 
     /** {@code mlx5dv_wr_set_mkey_access_flags}. */
     public void setMkeyAccessFlags(int accessFlags) {

@@ -589,17 +589,7 @@ public final class QueuePair implements AutoCloseable {
                 if (w == null) {
                     throw new PostException(Errno.ENOMEM, "receive queue full (" + cap.maxRecvWr + ")", r);
                 }
-                w.wrId = r.wrId;
-                w.numSge = r.numSge;
-                long len = 0;
-                for (int i = 0; i < r.numSge; i++) {
-                    Sge s = r.sgList[i];
-                    w.sgeAddr[i] = s.addr;
-                    w.sgeLength[i] = s.length;
-                    w.sgeLkey[i] = s.lkey;
-                    len += Integer.toUnsignedLong(s.length);
-                }
-                w.length = len;
+                r.copyInto(w);
                 qp.rq.publish();
             }
         }

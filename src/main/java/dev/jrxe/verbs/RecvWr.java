@@ -23,4 +23,19 @@ public final class RecvWr {
         numSge = 1;
         return this;
     }
+
+    /** Copies this request into a receive WQE (post_recv and post_srq_recv, after their checks). */
+    void copyInto(dev.jrxe.transport.RecvWqe w) {
+        w.wrId = wrId;
+        w.numSge = numSge;
+        long len = 0;
+        for (int i = 0; i < numSge; i++) {
+            Sge s = sgList[i];
+            w.sgeAddr[i] = s.addr;
+            w.sgeLength[i] = s.length;
+            w.sgeLkey[i] = s.lkey;
+            len += Integer.toUnsignedLong(s.length);
+        }
+        w.length = len;
+    }
 }

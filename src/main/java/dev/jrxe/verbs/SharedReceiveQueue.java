@@ -113,17 +113,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
                 if (w == null) {
                     throw new PostException(Errno.ENOMEM, "SRQ full (" + maxWr + ")", r);
                 }
-                w.wrId = r.wrId;
-                w.numSge = r.numSge;
-                long len = 0;
-                for (int i = 0; i < r.numSge; i++) {
-                    Sge s = r.sgList[i];
-                    w.sgeAddr[i] = s.addr;
-                    w.sgeLength[i] = s.length;
-                    w.sgeLkey[i] = s.lkey;
-                    len += Integer.toUnsignedLong(s.length);
-                }
-                w.length = len;
+                r.copyInto(w);
                 queue.publish();
             }
         }

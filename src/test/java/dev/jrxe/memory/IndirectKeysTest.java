@@ -60,7 +60,7 @@ class IndirectKeysTest {
         assertThat(IndirectKeys.configure(k, PD + 1, Access.LOCAL_WRITE,
             interleaved(1, new long[]{a}, new long[]{8}, new long[]{0}))).as("another PD's QP").isEqualTo(Errno.EINVAL);
         assertThat(k.isConfigured()).isFalse();
-        assertThat(mr.boundWindows()).isZero();
+        assertThat(mr.heldByKeys()).isZero();
     }
 
     @Test
@@ -98,10 +98,10 @@ class IndirectKeysTest {
         assertThat(k.read(PD, 0, -1, out, 0, 1)).isEqualTo(MemStatus.OUT_OF_RANGE);
         assertThat(k.read(PD, Access.REMOTE_WRITE, 0, out, 0, 1)).isEqualTo(MemStatus.ACCESS_DENIED);
         assertThat(k.read(PD + 1, 0, 0, out, 0, 1)).isEqualTo(MemStatus.PD_MISMATCH);
-        assertThat(mr.boundWindows()).isEqualTo(3);
+        assertThat(mr.heldByKeys()).isEqualTo(3);
         IndirectKeys.destroy(k);
         IndirectKeys.destroy(k); // a second close does nothing
-        assertThat(mr.boundWindows()).isZero();
+        assertThat(mr.heldByKeys()).isZero();
         assertThat(k.read(PD, 0, 0, out, 0, 1)).isEqualTo(MemStatus.INVALID_STATE);
     }
 }

@@ -386,8 +386,8 @@ class IndirectKeyTest {
             // fenced: the UMR waited for the WRITE, so its flush is the truth: the key is free and
             // its region not held
             assertThat(k.isConfigured()).isFalse();
-            m.f.mra.region().boundWindows();
-            assertThat(m.f.mra.region().boundWindows()).isZero();
+            m.f.mra.region().heldByKeys();
+            assertThat(m.f.mra.region().heldByKeys()).isZero();
         }
     }
 

@@ -174,9 +174,9 @@ class MemoryWindowTest {
             MemoryWindow mw = p.f.pdb.allocMw(MemoryWindow.TYPE_2);
             p.f.qb.postSend(bindWr(mw, p.mwMrB, p.mwMrB.addr(), MSG, Access.REMOTE_WRITE));
             p.f.pollOk(p.f.cqb);
-            assertThat(p.mwMrB.region().boundWindows()).isEqualTo(1);
+            assertThat(p.mwMrB.region().heldByKeys()).isEqualTo(1);
             mw.close();
-            assertThat(p.mwMrB.region().boundWindows()).isZero();
+            assertThat(p.mwMrB.region().heldByKeys()).isZero();
             assertThat(WcStatus.str(p.writeAtoB(p.mwMrB.addr(), mw.rkey(), 64).status)).isEqualTo("remote access error");
         }
     }
