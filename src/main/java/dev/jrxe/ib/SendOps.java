@@ -22,6 +22,20 @@ public final class SendOps {
     /** Everything jrxe's RC QPs accept (all but TSO, a raw-packet/UD operation). */
     public static final int RC_SUPPORTED = RDMA_WRITE | RDMA_WRITE_WITH_IMM | SEND | SEND_WITH_IMM | RDMA_READ
         | ATOMIC_CMP_AND_SWP | ATOMIC_FETCH_AND_ADD | LOCAL_INV | BIND_MW | SEND_WITH_INV | FLUSH | ATOMIC_WRITE;
+    /** What a UC QP supports: sends, writes and the local operations. */
+    public static final int UC_SUPPORTED = RDMA_WRITE | RDMA_WRITE_WITH_IMM | SEND | SEND_WITH_IMM | LOCAL_INV | BIND_MW;
+    /** What a UD QP supports: sends. */
+    public static final int UD_SUPPORTED = SEND | SEND_WITH_IMM;
+
+    /** The send_ops_flags a QP of {@code qpType} ({@link QpType}) may be created with. */
+    public static int supported(int qpType) {
+        return switch (qpType) {
+            case QpType.RC -> RC_SUPPORTED;
+            case QpType.UC -> UC_SUPPORTED;
+            case QpType.UD -> UD_SUPPORTED;
+            default -> 0;
+        };
+    }
 
     private SendOps() {
     }

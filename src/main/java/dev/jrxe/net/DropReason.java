@@ -24,6 +24,10 @@ public enum DropReason {
     BAD_SOURCE,
     /** The BTH P_Key does not match the QP's partition (rxe check_keys). */
     BAD_PKEY,
+    /** A UD datagram whose DETH Q_Key is not the destination QP's (rxe check_keys). */
+    BAD_QKEY,
+    /** A multicast datagram for a group no QP of the device is attached to. */
+    NO_MCAST_GROUP,
 
     /** Kernel send failed (e.g. ENOBUFS / EAGAIN after retries). */
     SEND_FAILED,

@@ -69,6 +69,31 @@ final class Completions {
         qp.recvCq.commit(solicited || status != WcStatus.SUCCESS);
     }
 
+    /**
+     * Completes a UD receive WQE: {@code srcQp} is the sender's QPN from the DETH (a UD QP has no
+     * connected peer), {@code byteLen} counts the 40-byte GRH area.
+     */
+    static void recvDatagram(Qp qp, RecvWqe wqe, int status, long byteLen, int flags, int imm, int srcQp,
+                             boolean solicited) {
+        Cqe e = qp.recvCq.claim();
+        if (e == null) {
+            if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                qp.engine.fatal(qp);
+            }
+            return;
+        }
+        e.wrId = wqe.wrId;
+        e.status = status;
+        e.opcode = WcOpcode.RECV;
+        e.qpNum = qp.qpn;
+        e.timestamp = qp.engine.now;
+        e.srcQp = srcQp;
+        e.byteLen = (int) byteLen;
+        e.wcFlags = flags;
+        e.immData = imm;
+        qp.recvCq.commit(solicited || status != WcStatus.SUCCESS);
+    }
+
     /** QP went to ERR: every outstanding send and own-receive WQE completes with WR_FLUSH_ERR. */
     static void flushAll(Qp qp) {
         SendQueue sq = qp.sq;

@@ -39,6 +39,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     final RcRequester requester;
     final RcCompleter completer;
     final RcResponder responder;
+    private final Transport rc;
+    private final Transport uc;
+    private final Transport ud;
+    /** IPv4 multicast groups and the UD QPs attached to them. */
+    final MulticastGroups multicast = new MulticastGroups();
     private final RxDecoder decoder;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean workPending;
@@ -96,6 +101,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.requester = new RcRequester(this);
         this.completer = new RcCompleter(this);
         this.responder = new RcResponder(this);
+        this.rc = new RcTransport(this);
+        this.uc = new UcTransport(this);
+        this.ud = new UdTransport(this);
         this.decoder = new RxDecoder(link, this);
         this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
@@ -119,6 +127,16 @@ public final class Engine implements PacketSink, AutoCloseable {
         synchronized (tableLock) {
             return freeSlots.isEmpty() || nextSlot <= MAX_FRESH_SLOTS ? nextSlot++ : freeSlots.removeFirst();
         }
+    }
+
+    /** The transport that serves QPs of {@code qpType} ({@link dev.jrxe.ib.QpType}). */
+    Transport transportFor(int qpType) {
+        return switch (qpType) {
+            case dev.jrxe.ib.QpType.RC -> rc;
+            case dev.jrxe.ib.QpType.UC -> uc;
+            case dev.jrxe.ib.QpType.UD -> ud;
+            default -> throw new IllegalArgumentException("no transport for QP type " + qpType);
+        };
     }
 
     int qpnOf(int slot) {
@@ -225,7 +243,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         Qp[] qps = active;
         for (Qp qp : qps) {
             try {
-                requester.run(qp);
+                qp.transport.send(qp);
             } catch (RuntimeException e) {
                 transportError(qp, e);
             }
@@ -372,7 +390,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         Qp[] qps = active;
         for (Qp qp : qps) {
             try {
-                work += serveQp(qp);
+                work += qp.transport.serve(qp);
             } catch (RuntimeException e) {
                 transportError(qp, e);
             }
@@ -381,24 +399,6 @@ public final class Engine implements PacketSink, AutoCloseable {
         flush();
         if (timersToStart) {
             startTimers(qps);
-        }
-        return work;
-    }
-
-    /**
-     * A QP's share of a duty cycle: timers, requests out, pending READ responses, SQD drain. Timers
-     * first, so that what a timer rewinds to (an RNR wait over, an ACK timeout) leaves in this
-     * cycle, not in the next one whenever that comes.
-     */
-    private int serveQp(Qp qp) {
-        completer.checkTimers(qp);
-        int work = requester.run(qp);
-        if (qp.resp.pendingReplies > 0) {
-            work += responder.serve(qp);
-        }
-        RcResponder.renewBudget(qp);
-        if (qp.sqDraining) {
-            requester.checkDrained(qp);
         }
         return work;
     }
@@ -427,15 +427,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private long nextDeadline() {
         long d = Long.MAX_VALUE;
         for (Qp qp : active) {
-            if (qp.resp.pendingReplies > 0) {
-                return now; // READ responses to send: no sleeping
-            }
-            if (qp.retransmitDeadline != 0) {
-                d = Math.min(d, qp.retransmitDeadline);
-            }
-            if (qp.rnrWaiting) {
-                d = Math.min(d, qp.rnrDeadline);
-            }
+            d = Math.min(d, qp.transport.nextDeadline(qp));
         }
         return d;
     }
@@ -509,48 +501,41 @@ public final class Engine implements PacketSink, AutoCloseable {
     // ------------------------------------------------------------------ inbound
 
     /**
-     * A verified packet from the link (ICRC and headers already checked by the wire layer).
-     * Before a packet reaches a QP's responder or completer it must name an existing QP of its
-     * transport in a state to take it, come from the QP's connected peer (rxe check_addr: the
-     * IPv4 source is the QP's destination) and carry a P_Key of the QP's partition (check_keys).
-     * Every packet refused here is counted by reason. An exception in the transport fails only
-     * the QP it concerns.
+     * A verified packet from the link (ICRC and headers already checked by the wire layer). It
+     * must name an existing QP (or, for UD, the multicast QPN and a group the device has QPs
+     * attached to) whose type its opcode belongs to; the QP's transport does the rest of the
+     * admission (state, source, keys). Every packet refused is counted by reason. An exception
+     * in the transport fails only the QP it concerns.
      */
     @Override
     public void onPacket(RocePacket pkt, int srcAddr, int srcPort) {
-        int opcode = pkt.bth().opcode();
-        Qp qp = qp(pkt.bth().destQp());
+        onPacket(pkt, srcAddr, srcPort, 0, 0);
+    }
+
+    @Override
+    public void onPacket(RocePacket pkt, int srcAddr, int srcPort, int dstAddr, int ipId) {
+        int destQp = pkt.bth().destQp();
+        if (destQp == dev.jrxe.wire.Qpn.MULTICAST) {
+            multicast.deliver(this, pkt, srcAddr, dstAddr, ipId);
+            return;
+        }
+        Qp qp = qp(destQp);
         if (qp == null) {
             link.counters().drop(DropReason.NO_QP);
             return;
         }
-        if (!qp.isRc() || !OpcodeTable.has(opcode, OpcodeTable.TYPE_RC)) {
+        deliver(qp, pkt, srcAddr, dstAddr, ipId);
+    }
+
+    /** Hands a packet to {@code qp}'s transport if its opcode is of that transport. */
+    void deliver(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId) {
+        Transport t = qp.transport;
+        if (!OpcodeTable.has(pkt.bth().opcode(), t.opcodeType())) {
             link.counters().drop(DropReason.WRONG_TRANSPORT);
             return;
         }
-        boolean request = OpcodeTable.has(opcode, OpcodeTable.REQUEST);
-        int s = qp.state;
-        if (request ? !(s == QpState.RTR || s == QpState.RTS || s == QpState.SQD)
-            : !(s == QpState.RTS || s == QpState.SQD)) {
-            link.counters().drop(DropReason.QP_STATE);
-            return;
-        }
-        if (srcAddr != qp.destAddr) {
-            link.counters().drop(DropReason.BAD_SOURCE);
-            return;
-        }
-        if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
-            link.counters().drop(DropReason.BAD_PKEY);
-            return;
-        }
-        counters.inc(TransportCounters.RCVD_PKTS);
-        counters.add(TransportCounters.RCVD_BYTES, pkt.length());
         try {
-            if (request) {
-                responder.onRequest(qp, pkt);
-            } else {
-                completer.onResponse(qp, pkt);
-            }
+            t.onPacket(qp, pkt, srcAddr, dstAddr, ipId);
         } catch (RuntimeException e) {
             transportError(qp, e);
         }

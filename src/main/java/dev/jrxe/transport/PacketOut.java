@@ -37,6 +37,21 @@ final class PacketOut {
         return buf;
     }
 
+    /**
+     * Starts a datagram packet (UD) to {@code destQpn}; {@link #commitTo} sends it where the work
+     * request's address handle says.
+     */
+    MemorySegment beginDatagram(Qp qp, int opcode, int destQpn, int psn, boolean ackReq, boolean solicited,
+                                int payloadLength) {
+        MemorySegment buf = begin(qp, opcode, psn, ackReq, solicited, payloadLength);
+        writer.bth().destQp(destQpn);
+        return buf;
+    }
+
+    dev.jrxe.wire.Deth deth() {
+        return writer.deth();
+    }
+
     Reth reth() {
         return writer.reth();
     }
@@ -70,10 +85,15 @@ final class PacketOut {
         return writer.payloadOffset();
     }
 
-    /** Pads, queues the datagram on the link and counts it. */
+    /** Pads, queues the datagram on the link (to the QP's connected peer) and counts it. */
     void commit() {
+        commitTo(qp.destAddr, qp.destPort);
+    }
+
+    /** Pads, queues the datagram to {@code destAddr}:{@code destPort} from the QP's source port, counts it. */
+    void commitTo(int destAddr, int destPort) {
         int length = writer.finish(payloadLength);
-        engine.link.commit(length, qp.destAddr, qp.destPort, qp.srcPort);
+        engine.link.commit(length, destAddr, destPort, qp.srcPort);
         committed++;
         engine.counters.inc(TransportCounters.SENT_PKTS);
         engine.counters.add(TransportCounters.SENT_BYTES, length);

@@ -22,6 +22,8 @@ public final class Qp {
     public final int type;
     public final int pdHandle;
     public final Engine engine;
+    /** Requester, responder and completer of this QP's type. */
+    final Transport transport;
     public final SendQueue sq;
     /** Own receive queue, or null when the QP uses a shared one. */
     public final RecvQueue rq;
@@ -105,6 +107,7 @@ public final class Qp {
         this.slot = engine.allocateSlot();
         this.qpn = engine.qpnOf(slot);
         this.type = type;
+        this.transport = engine.transportFor(type);
         this.pdHandle = pdHandle;
         this.sq = sq;
         this.rq = rq;

@@ -18,7 +18,9 @@ public final class QpControl {
             case QpState.RTR -> {
                 if (old != QpState.RTR) {
                     qp.resp.reset(qp.rqPsn, qp.maxDestRdAtomic);
-                    qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
+                    if (qp.type != dev.jrxe.ib.QpType.UD) { // UD's is per QP, set at creation
+                        qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
+                    }
                 }
             }
             case QpState.RTS -> {

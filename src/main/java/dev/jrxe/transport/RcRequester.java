@@ -251,37 +251,14 @@ final class RcRequester {
     }
 
     private int sendSegment(Qp qp, SendWqe w) {
-        int mtu = qp.pathMtu;
-        long remaining = w.length - w.offset;
-        int n = (int) Math.min(mtu, remaining);
-        boolean first = w.offset == 0;
+        int n = MessageSegments.nextLength(w, qp.pathMtu);
         boolean last = w.offset + n >= w.length;
-        int opcode = opcodeFor(w.opcode, first, last);
+        int opcode = opcodeFor(w.opcode, w.offset == 0, last);
         boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
-        boolean solicited = last && (w.sendFlags & SendFlags.SOLICITED) != 0;
         PacketOut out = engine.out;
-        MemorySegment buf = out.begin(qp, opcode, Psn.of(qp.psn), ackReq, solicited, n);
-        if (first && WrOpcode.isWrite(w.opcode)) {
-            out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
-        }
-        if (last && (w.opcode == WrOpcode.SEND_WITH_IMM || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
-            out.immDt().immediate(w.immData);
-        }
-        if (last && w.opcode == WrOpcode.SEND_WITH_INV) {
-            out.ieth().rkey(w.invalidateRkey);
-        }
-        if (n > 0) {
-            if (w.inlined) {
-                MemorySegment.copy(w.inline, w.offset, buf, out.payloadOffset(), n);
-            } else {
-                int st = Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
-                    w.offset, buf, out.payloadOffset(), n);
-                if (st != MemStatus.OK) {
-                    // the claimed buffer is simply not committed
-                    failMidMessage(qp, w);
-                    return -1;
-                }
-            }
+        if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n) != MemStatus.OK) {
+            failMidMessage(qp, w);
+            return -1;
         }
         out.commit();
         if (ackReq) {

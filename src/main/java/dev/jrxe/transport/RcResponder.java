@@ -147,15 +147,12 @@ final class RcResponder {
             return;
         }
         if (first) {
-            RecvQueue q = qp.recvQueue();
-            RecvWqe head = q == null ? null : q.peek();
-            if (head == null) {
+            RecvWqe taken = r.takeRecvWqe(qp);
+            if (taken == null) {
                 rnr(qp, psn);
                 return;
             }
-            copyWqe(head, r.taken);
-            q.pop();
-            r.recvWqe = r.taken;
+            r.recvWqe = taken;
             r.recvOffset = 0;
             r.inProgress = ResponderState.IN_SEND;
         }
@@ -251,16 +248,7 @@ final class RcResponder {
         JfrEvents.nak(qp, true, psn, Aeth.rnrNak(qp.minRnrTimer));
     }
 
-    private static void copyWqe(RecvWqe from, RecvWqe to) {
-        to.wrId = from.wrId;
-        to.numSge = from.numSge;
-        to.length = from.length;
-        System.arraycopy(from.sgeAddr, 0, to.sgeAddr, 0, from.numSge);
-        System.arraycopy(from.sgeLength, 0, to.sgeLength, 0, from.numSge);
-        System.arraycopy(from.sgeLkey, 0, to.sgeLkey, 0, from.numSge);
-    }
-
-    private static boolean payloadSizeOk(Qp qp, boolean last, int len) {
+    static boolean payloadSizeOk(Qp qp, boolean last, int len) {
         return last ? len <= qp.pathMtu : len == qp.pathMtu;
     }
 
@@ -329,11 +317,7 @@ final class RcResponder {
             r.inProgress = 0;
             r.writeKey = null;
             if (imm) {
-                RecvQueue q = qp.recvQueue();
-                RecvWqe head = q.peek();
-                copyWqe(head, r.taken);
-                q.pop();
-                Completions.recv(qp, r.taken, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, r.writeLength,
+                Completions.recv(qp, r.takeRecvWqe(qp), WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, r.writeLength,
                     Completions.recvFlags(true, false), pkt.immDt().immediate(), 0, pkt.bth().solicited());
             }
         }
@@ -786,7 +770,17 @@ final class RcResponder {
      * invalid request for a misaligned atomic, as rxe) and the QP to the error state.
      */
     private void keyError(Qp qp, int st, int psn) {
-        engine.counters.inc(switch (st) {
+        engine.counters.inc(keyCounter(st));
+        if (st == MemStatus.MISALIGNED) {
+            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
+        } else {
+            classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
+        }
+    }
+
+    /** The counter of a key refusal with status {@code st} ({@link MemStatus}). */
+    static int keyCounter(int st) {
+        return switch (st) {
             case MemStatus.PD_MISMATCH -> TransportCounters.RKEY_WRONG_PD;
             case MemStatus.ACCESS_DENIED -> TransportCounters.RKEY_NO_ACCESS;
             case MemStatus.OUT_OF_RANGE -> TransportCounters.RKEY_OUT_OF_RANGE;
@@ -794,12 +788,7 @@ final class RcResponder {
             case MemStatus.FAULT -> TransportCounters.RKEY_FAULT;
             case MemStatus.MISALIGNED -> TransportCounters.MISALIGNED_ATOMIC;
             default -> TransportCounters.RKEY_INVALID;
-        });
-        if (st == MemStatus.MISALIGNED) {
-            classC(qp, Aeth.NAK_INVALID_REQ, WcStatus.REM_INV_REQ_ERR, psn, AsyncEventType.QP_REQ_ERR);
-        } else {
-            classC(qp, Aeth.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR, psn, AsyncEventType.QP_ACCESS_ERR);
-        }
+        };
     }
 
     /**

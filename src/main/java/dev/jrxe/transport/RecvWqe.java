@@ -10,6 +10,16 @@ public final class RecvWqe {
     /** Sum of SGE lengths. */
     public long length;
 
+    /** Makes this entry a copy of {@code from} (which has no more SGEs than this one has room for). */
+    void copyFrom(RecvWqe from) {
+        wrId = from.wrId;
+        numSge = from.numSge;
+        length = from.length;
+        System.arraycopy(from.sgeAddr, 0, sgeAddr, 0, from.numSge);
+        System.arraycopy(from.sgeLength, 0, sgeLength, 0, from.numSge);
+        System.arraycopy(from.sgeLkey, 0, sgeLkey, 0, from.numSge);
+    }
+
     RecvWqe(int maxSge) {
         sgeAddr = new long[maxSge];
         sgeLength = new int[maxSge];

@@ -26,6 +26,21 @@ final class ResponderState {
     RecvWqe recvWqe;
     RecvWqe taken;
     long recvOffset;
+    /**
+     * Takes the oldest WQE of {@code qp}'s receive queue (its own or the shared one) into
+     * {@link #taken}, off the queue, and returns it; null when none is posted.
+     */
+    RecvWqe takeRecvWqe(Qp qp) {
+        RecvQueue q = qp.recvQueue();
+        RecvWqe head = q == null ? null : q.peek();
+        if (head == null) {
+            return null;
+        }
+        taken.copyFrom(head);
+        q.pop();
+        return taken;
+    }
+
     /** Target of the WRITE in progress (checked again for every packet). */
     MemoryKey writeKey;
     long writeVa;

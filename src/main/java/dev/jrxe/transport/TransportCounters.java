@@ -67,6 +67,13 @@ public final class TransportCounters {
     public static final int NAK_REMOTE_ACCESS_SENT = 31;
     /** Remote operational error (the responder could not complete a valid request). */
     public static final int NAK_REMOTE_OP_SENT = 32;
+    /**
+     * UC: a message the responder dropped whole (a PSN gap or a broken opcode sequence, no
+     * receive WQE, a refused key or length): UC has no NAK; the next FIRST/ONLY starts afresh.
+     */
+    public static final int UC_MSG_DROPPED = 33;
+    /** UD: a datagram dropped because the QP (or its SRQ) had no receive WQE posted. */
+    public static final int UD_NO_RECV_WQE = 34;
 
     private static final String[] NAMES = {
         "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
@@ -75,7 +82,7 @@ public final class TransportCounters {
         "rcvd_bytes", "duplicate_dropped", "behind_replies", "duplicate_ack", "unexpected_response",
         "transport_errors", "engine_errors", "rkey_invalid", "rkey_wrong_pd", "rkey_no_access",
         "rkey_out_of_range", "rkey_invalid_state", "rkey_fault", "misaligned_atomic", "nak_invalid_request_sent",
-        "nak_remote_access_sent", "nak_remote_op_sent",
+        "nak_remote_access_sent", "nak_remote_op_sent", "uc_msg_dropped", "ud_no_recv_wqe",
     };
 
     private final AtomicLongArray values = new AtomicLongArray(NAMES.length);

@@ -163,7 +163,11 @@ public final class Device implements AutoCloseable {
         d.maxQpInitRdAtom = MAX_RD_ATOMIC;
         d.atomicCap = DeviceAttr.ATOMIC_HCA;
         d.maxMw = keys.capacity(); // windows and regions share the key table
-        d.maxAh = 32767;
+        d.maxAh = MAX_AH;
+        d.maxMcastGrp = dev.jrxe.transport.MulticastGroups.MAX_GROUPS;
+        d.maxMcastQpAttach = dev.jrxe.transport.MulticastGroups.MAX_QPS_PER_GROUP;
+        d.maxTotalMcastQpAttach = dev.jrxe.transport.MulticastGroups.MAX_GROUPS
+            * dev.jrxe.transport.MulticastGroups.MAX_QPS_PER_GROUP;
         d.maxSrq = MAX_SRQ;
         d.maxSrqWr = MAX_SRQ_WR;
         d.maxSrqSge = MAX_SRQ_SGE;
@@ -247,6 +251,22 @@ public final class Device implements AutoCloseable {
             throw new VerbsException(Errno.ENOMEM, "too many protection domains");
         }
         return new ProtectionDomain(this, nextPd.getAndIncrement());
+    }
+
+    /** rxe's max_ah. */
+    static final int MAX_AH = 32767;
+    private final AtomicInteger liveAhs = new AtomicInteger();
+
+    /** Counts a new address handle; ENOMEM past {@link #MAX_AH}. */
+    void reserveAh() {
+        if (liveAhs.incrementAndGet() > MAX_AH) {
+            liveAhs.decrementAndGet();
+            throw new VerbsException(dev.jrxe.sys.Errno.ENOMEM, "max_ah (" + MAX_AH + ") address handles exist");
+        }
+    }
+
+    void ahClosed() {
+        liveAhs.decrementAndGet();
     }
 
     void pdClosed() {

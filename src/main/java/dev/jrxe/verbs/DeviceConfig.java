@@ -24,6 +24,7 @@ public final class DeviceConfig {
     java.util.function.LongSupplier clock = System::nanoTime;
     long seed;
     dev.jrxe.net.Link link;
+    boolean privilegedQkey;
 
     public static DeviceConfig of(String name, String address) {
         try {
@@ -111,6 +112,20 @@ public final class DeviceConfig {
     public DeviceConfig link(dev.jrxe.net.Link link) {
         this.link = link;
         return this;
+    }
+
+    /**
+     * Lets QPs of this device take a controlled Q_Key (high bit set, e.g. 0x80000000), as the
+     * kernel allows a process with CAP_NET_RAW or after {@code rdma system set privileged-qkey on};
+     * default false: modify_qp with such a Q_Key fails with EPERM.
+     */
+    public DeviceConfig privilegedQkey(boolean allowed) {
+        this.privilegedQkey = allowed;
+        return this;
+    }
+
+    boolean privilegedQkey() {
+        return privilegedQkey;
     }
 
     public String name() {

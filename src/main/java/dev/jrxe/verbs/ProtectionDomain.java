@@ -95,9 +95,21 @@ public final class ProtectionDomain implements AutoCloseable {
         return new QueuePair(this, attr);
     }
 
-    /** {@code ibv_create_ah}. */
+    /**
+     * {@code ibv_create_ah}: EINVAL for attributes RoCEv2 cannot use (see {@link AddressHandle}),
+     * ENOMEM past the device's {@code max_ah}.
+     */
     public AddressHandle createAh(AhAttr attr) {
+        device.ensureOpen();
         return new AddressHandle(this, attr);
+    }
+
+    /**
+     * {@code ibv_create_ah_from_wc}: a handle to the sender of a UD receive ({@code wc}, and the
+     * GRH area at the start of its buffer); see {@link AddressHandle#initFromWc}.
+     */
+    public AddressHandle createAhFromWc(WorkCompletion wc, java.lang.foreign.MemorySegment grh, int port) {
+        return createAh(AddressHandle.initFromWc(device, port, wc, grh));
     }
 
     private boolean closed;

@@ -437,15 +437,22 @@ public final class QpEx {
     }
 
     /**
-     * {@code ibv_wr_set_ud_addr}: the destination of a UD request. rdma-core offers it on UD QPs
-     * only; on this QP (RC) it latches EINVAL.
+     * {@code ibv_wr_set_ud_addr}: the destination of the current UD request (required before
+     * it is complete). rdma-core offers it on UD QPs only; on any other QP it latches EINVAL, as it
+     * does for a destroyed address handle or one of another protection domain.
      */
     public void setUdAddr(AddressHandle ah, int remoteQpn, int remoteQkey) {
-        if (current() == null) {
+        SendWqe w = current();
+        if (w == null) {
             return;
         }
         if (qp.qpType() != dev.jrxe.ib.QpType.UD) {
             fail(Errno.EINVAL, "a UD address on a " + dev.jrxe.ib.QpType.name(qp.qpType()) + " QP");
+            return;
+        }
+        int err = qp.udAddress(w, ah, remoteQpn, remoteQkey);
+        if (err != 0) {
+            fail(err, qp.verdict);
         }
     }
 

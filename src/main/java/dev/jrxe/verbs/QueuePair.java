@@ -48,8 +48,8 @@ public final class QueuePair implements AutoCloseable {
         this.pd = pd;
         this.device = pd.device();
         this.type = init.qpType;
-        if (type != QpType.RC) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported yet");
+        if (type != QpType.RC && type != QpType.UC && type != QpType.UD) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported");
         }
         this.srq = init.srq;
         if (srq != null && srq.pd().device() != device) {
@@ -58,13 +58,15 @@ public final class QueuePair implements AutoCloseable {
         if (init.sendCq == null || init.recvCq == null) {
             throw VerbsException.einval("a QP needs a send and a receive CQ");
         }
-        if ((init.mkeySendOpsFlags & ~dev.jrxe.ib.MkeySendOps.ALL) != 0) {
+        int mkeyOps = type == QpType.RC ? dev.jrxe.ib.MkeySendOps.ALL : 0;
+        if ((init.mkeySendOpsFlags & ~mkeyOps) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "mkey send_ops_flags 0x"
-                + Integer.toHexString(init.mkeySendOpsFlags) + " not supported");
+                + Integer.toHexString(init.mkeySendOpsFlags) + " not supported on " + QpType.name(type));
         }
-        if ((init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) != 0) {
+        int sendOps = dev.jrxe.ib.SendOps.supported(type);
+        if ((init.sendOpsFlags & ~sendOps) != 0) {
             throw new VerbsException(Errno.EOPNOTSUPP, "send_ops_flags 0x"
-                + Integer.toHexString(init.sendOpsFlags & ~dev.jrxe.ib.SendOps.RC_SUPPORTED) + " not supported");
+                + Integer.toHexString(init.sendOpsFlags & ~sendOps) + " not supported on " + QpType.name(type));
         }
         QpCap c = init.cap;
         if (c.maxSendWr < 0 || c.maxSendWr > Device.MAX_QP_WR || c.maxRecvWr < 0 || c.maxRecvWr > Device.MAX_QP_WR
@@ -97,6 +99,13 @@ public final class QueuePair implements AutoCloseable {
         this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
             sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena);
+        if (type == QpType.UD) {
+            // a UD QP has no path: messages go at the port's MTU, from rxe's per-QP source port,
+            // to the device UDP port of whoever the address handle names
+            qp.pathMtu = Mtu.bytes(device.activeMtu());
+            qp.srcPort = QpControl.udSourcePort(qp.qpn);
+            qp.destPort = device.udpPort();
+        }
         this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
         sendCq.users.incrementAndGet();
@@ -178,6 +187,12 @@ public final class QueuePair implements AutoCloseable {
         }
         if ((mask & QpAttrMask.PKEY_INDEX) != 0 && a.pkeyIndex != 0) {
             throw VerbsException.einval("pkey_index " + a.pkeyIndex + " out of the P_Key table");
+        }
+        if ((mask & QpAttrMask.QKEY) != 0 && a.qkey < 0 && !device.config().privilegedQkey()) {
+            // the kernel's rule (ib_uverbs modify_qp): a controlled Q_Key (high bit set) needs
+            // CAP_NET_RAW or the rdma "privileged-qkey" setting; here DeviceConfig.privilegedQkey
+            throw new VerbsException(Errno.EPERM, "Q_Key 0x" + Integer.toHexString(a.qkey)
+                + " is privileged (high bit set)");
         }
         if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags & ~QP_ACCESS_SUPPORTED) != 0) {
             throw VerbsException.einval("unsupported QP access flags 0x" + Integer.toHexString(a.qpAccessFlags));
@@ -360,6 +375,9 @@ public final class QueuePair implements AutoCloseable {
             throw new PostException(Errno.ENOMEM, "send queue full (" + cap.maxSendWr + ")", wr);
         }
         int err = fill(w, wr);
+        if (err == 0 && type == QpType.UD) {
+            err = udAddress(w, wr.ah, wr.remoteQpn, wr.remoteQkey);
+        }
         if (err == 0) {
             err = checkWqe(w);
         }
@@ -418,6 +436,23 @@ public final class QueuePair implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * UD: the destination of a work request from its address handle, remote QPN and Q_Key. 0 or
+     * EINVAL (no handle, a destroyed one, or one of another protection domain).
+     */
+    int udAddress(SendWqe w, AddressHandle ah, int remoteQpn, int remoteQkey) {
+        if (ah == null || ah.closed()) {
+            return reject(Errno.EINVAL, "a UD send needs a live address handle");
+        }
+        if (ah.pd() != pd) {
+            return reject(Errno.EINVAL, "the address handle belongs to another protection domain");
+        }
+        w.udDestAddr = ah.destAddr();
+        w.udDestQpn = remoteQpn & 0xFFFFFF;
+        w.udQkey = remoteQkey;
+        return 0;
+    }
+
     /** Starts a WQE: the fields every work request sets, the rest cleared. */
     void begin(SendWqe w, int opcode, long wrId, int sendFlags) {
         w.wrId = wrId;
@@ -441,6 +476,9 @@ public final class QueuePair implements AutoCloseable {
         w.umrAccess = 0;
         w.umrSpec = null;
         w.umrSettersLeft = 0;
+        w.udDestAddr = 0;
+        w.udDestQpn = 0;
+        w.udQkey = 0;
         w.state = SendWqe.POSTED;
         w.inlined = false;
         w.inlineLength = 0;
@@ -469,6 +507,9 @@ public final class QueuePair implements AutoCloseable {
         }
         if (w.numSge < 0 || w.numSge > cap.maxSendSge) {
             return reject(Errno.EINVAL, "num_sge " + w.numSge + " > max_send_sge " + cap.maxSendSge);
+        }
+        if (type == QpType.UD && w.udDestAddr == 0) {
+            return reject(Errno.EINVAL, "a UD request without a destination (ibv_wr_set_ud_addr)");
         }
         if (w.length > Device.MAX_MSG_SZ || w.length < 0) {
             return reject(Errno.EINVAL, "message longer than max_msg_sz");
@@ -523,13 +564,18 @@ public final class QueuePair implements AutoCloseable {
         return state != QpState.RESET && state != QpState.INIT && state != QpState.RTR;
     }
 
+    /**
+     * The operations of each QP type (rxe's wr_opcode_mask): UD sends only; UC sends, writes and
+     * the local operations (UC has no SEND_WITH_INV opcode on the wire); RC everything.
+     */
     private boolean opcodeAllowed(int op) {
         return switch (op) {
-            case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM,
-                 WrOpcode.SEND_WITH_INV, WrOpcode.LOCAL_INV, WrOpcode.BIND_MW ->
-                type == QpType.RC || type == QpType.UC || WrOpcode.isSend(op) && op != WrOpcode.SEND_WITH_INV;
-            case WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.FLUSH,
-                 WrOpcode.ATOMIC_WRITE, WrOpcode.DRIVER1 -> type == QpType.RC;
+            case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM -> true;
+            case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.LOCAL_INV, WrOpcode.BIND_MW ->
+                type == QpType.RC || type == QpType.UC;
+            case WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+                 WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.FLUSH, WrOpcode.ATOMIC_WRITE, WrOpcode.DRIVER1 ->
+                type == QpType.RC;
             default -> false;
         };
     }

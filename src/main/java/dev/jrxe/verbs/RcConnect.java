@@ -6,8 +6,10 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.memory.Access;
 
 /**
- * Walks RC queue pairs RESET → INIT → RTR → RTS with the attributes rdma-core's examples use,
- * given the other side's GID, QPN and PSN; {@link #pair} connects two local QPs to each other.
+ * Walks connected queue pairs (RC, and UC) RESET → INIT → RTR → RTS with the attributes rdma-core's
+ * examples use, given the other side's GID, QPN and PSN; {@link #pair} connects two local QPs to
+ * each other. A UC QP gets the masks ibv_uc_pingpong uses: no READ/atomic resources, no RNR timer,
+ * no retries (UC has none of them).
  */
 public final class RcConnect {
     /** Attribute values; defaults as ibv_rc_pingpong but with all remote access enabled. */
@@ -65,6 +67,21 @@ public final class RcConnect {
 
     /** INIT → RTR → RTS toward the remote QP. */
     public void toRts(QueuePair qp, int localPsn, Gid remoteGid, int remoteQpn, int remotePsn) {
+        if (qp.qpType() == dev.jrxe.ib.QpType.UC) {
+            QpAttr a = new QpAttr();
+            a.qpState = QpState.RTR;
+            a.pathMtu = pathMtu;
+            a.destQpNum = remoteQpn;
+            a.rqPsn = remotePsn;
+            a.ahAttr = new AhAttr(remoteGid, sgidIndex);
+            qp.modify(a, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
+                | QpAttrMask.RQ_PSN);
+            QpAttr r = new QpAttr();
+            r.qpState = QpState.RTS;
+            r.sqPsn = localPsn;
+            qp.modify(r, QpAttrMask.STATE | QpAttrMask.SQ_PSN);
+            return;
+        }
         QpAttr a = new QpAttr();
         a.qpState = QpState.RTR;
         a.pathMtu = pathMtu;

@@ -71,7 +71,7 @@ public final class RxDecoder implements DatagramHandler {
                 counters.drop(invalid);
                 return ipId;
             }
-            sink.onPacket(packet, srcAddr, srcPort);
+            sink.onPacket(packet, srcAddr, srcPort, dstAddr, ipId);
             accepted++;
             return ipId;
         } catch (RuntimeException e) {

@@ -1,0 +1,58 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.MemStatus;
+import dev.jrxe.wire.Opcodes;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The packets of a SEND or RDMA WRITE message on a connected QP (RC, UC): cut at the path MTU
+ * into FIRST / MIDDLE / LAST or ONLY, RETH on the first packet of a WRITE, immediate data or the
+ * invalidated rkey on the last, the payload gathered through the checked lkeys (or copied from
+ * the inline buffer). Who asks for ACKs and when a message completes is each transport's own.
+ */
+final class MessageSegments {
+    /** A UC opcode is the RC opcode of the same operation and position plus this (IBTA 9.2). */
+    static final int UC_OFFSET = Opcodes.UC_SEND_FIRST - Opcodes.RC_SEND_FIRST;
+
+    private MessageSegments() {
+    }
+
+    /** Payload bytes of the next packet of {@code w} at path MTU {@code mtu}. */
+    static int nextLength(SendWqe w, int mtu) {
+        return (int) Math.min(mtu, w.length - w.offset);
+    }
+
+    /**
+     * Builds the next packet of {@code w} ({@code n} payload bytes from {@code w.offset}) with
+     * {@code opcode} and {@code psn}, ready for {@link PacketOut#commit}. Returns
+     * {@link MemStatus#OK}, or the status of a local buffer that could not be read (the claimed
+     * buffer is then simply not committed).
+     */
+    static int build(Engine engine, Qp qp, SendWqe w, int opcode, int psn, boolean ackReq, int n) {
+        boolean first = w.offset == 0;
+        boolean last = w.offset + n >= w.length;
+        boolean solicited = last && (w.sendFlags & SendFlags.SOLICITED) != 0;
+        PacketOut out = engine.out;
+        MemorySegment buf = out.begin(qp, opcode, psn, ackReq, solicited, n);
+        if (first && WrOpcode.isWrite(w.opcode)) {
+            out.reth().va(w.remoteAddr).rkey(w.rkey).dmaLength((int) w.length);
+        }
+        if (last && (w.opcode == WrOpcode.SEND_WITH_IMM || w.opcode == WrOpcode.RDMA_WRITE_WITH_IMM)) {
+            out.immDt().immediate(w.immData);
+        }
+        if (last && w.opcode == WrOpcode.SEND_WITH_INV) {
+            out.ieth().rkey(w.invalidateRkey);
+        }
+        if (n == 0) {
+            return MemStatus.OK;
+        }
+        if (w.inlined) {
+            MemorySegment.copy(w.inline, w.offset, buf, out.payloadOffset(), n);
+            return MemStatus.OK;
+        }
+        return Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
+            w.offset, buf, out.payloadOffset(), n);
+    }
+}

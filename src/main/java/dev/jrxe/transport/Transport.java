@@ -1,0 +1,37 @@
+package dev.jrxe.transport;
+
+import dev.jrxe.wire.RocePacket;
+
+/**
+ * One QP type's requester, responder and completer as the engine drives them (rxe's three tasks
+ * per QP). The engine finds the QP a packet names and checks that its opcode belongs to the
+ * QP's type; everything after that (which states take it, whose address it may come from, keys)
+ * is the transport's. Engine thread only.
+ */
+abstract class Transport {
+    final Engine engine;
+
+    Transport(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** The {@link dev.jrxe.wire.OpcodeTable} transport bit of this type's opcodes. */
+    abstract int opcodeType();
+
+    /** Transmit pass: sends what the QP may send now; returns packets sent. */
+    abstract int send(Qp qp);
+
+    /** The QP's share of a duty cycle: timers, requests, replies, drain. Returns work done. */
+    abstract int serve(Qp qp);
+
+    /**
+     * A verified packet of this type for {@code qp}: admission checks, then the responder or the
+     * completer. Every packet refused is counted by reason.
+     */
+    abstract void onPacket(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId);
+
+    /** Earliest time this QP has work without a packet arriving, or {@code Long.MAX_VALUE}. */
+    long nextDeadline(Qp qp) {
+        return Long.MAX_VALUE;
+    }
+}
