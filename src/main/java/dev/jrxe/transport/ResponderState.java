@@ -17,6 +17,8 @@ final class ResponderState {
     // ---- message in progress
     /** 0 = between messages; else the op class of the message in progress (SEND or WRITE). */
     int inProgress;
+    /** UC: the message under way was dropped (counted); its remaining packets are ignored. */
+    boolean ucDropping;
     static final int IN_SEND = 1;
     static final int IN_WRITE = 2;
     /**
@@ -214,6 +216,7 @@ final class ResponderState {
         msn = 0;
         seqNakSent = false;
         inProgress = 0;
+        ucDropping = false;
         recvWqe = null;
         recvOffset = 0;
         writeKey = null;

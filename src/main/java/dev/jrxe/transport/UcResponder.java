@@ -37,9 +37,13 @@ final class UcResponder {
             if (r.inProgress != 0) {
                 abandon(r); // its LAST never came: the new message resynchronises
             }
+            r.ucDropping = false;
         } else if (r.inProgress == 0 || psn != r.ePsn || !sameKind(r, opcode)) {
-            if (r.inProgress != 0 || OpcodeTable.has(opcode, OpcodeTable.LAST)) {
-                abandon(r); // a gap inside the message, or the end of one whose start was lost
+            if (r.inProgress != 0 || !r.ucDropping) {
+                abandon(r); // a gap inside the message, or the rest of one whose start was lost
+            }
+            if (OpcodeTable.has(opcode, OpcodeTable.LAST)) {
+                r.ucDropping = false; // the next message may start with a MIDDLE only if it is torn too
             }
             return;
         }
@@ -61,9 +65,13 @@ final class UcResponder {
             : ResponderState.IN_WRITE);
     }
 
-    /** Drops the message in progress (a receive WQE it took stays for the next SEND). */
+    /**
+     * Drops the message in progress, counted once: its remaining packets are ignored without
+     * counting again (a receive WQE it took stays for the next SEND).
+     */
     private void abandon(ResponderState r) {
         engine.counters.inc(TransportCounters.UC_MSG_DROPPED);
+        r.ucDropping = true;
         r.inProgress = 0;
         r.writeKey = null;
     }

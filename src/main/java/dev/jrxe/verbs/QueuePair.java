@@ -644,6 +644,27 @@ public final class QueuePair implements AutoCloseable {
         }
     }
 
+    /** {@code IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS}. */
+    public static final int DATA_IN_ORDER_RETURN_CAPS = 1;
+    /** {@code IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG}: a whole message is written in order. */
+    public static final int DATA_IN_ORDER_WHOLE_MSG = 1;
+    /** {@code IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES}: each 128-byte block is written in order. */
+    public static final int DATA_IN_ORDER_ALIGNED_128_BYTES = 1 << 1;
+
+    /**
+     * {@code ibv_query_qp_data_in_order(qp, op, flags)}: whether the data of operation
+     * {@code op} ({@link WrOpcode}) lands in memory in order. jrxe places every packet of a message
+     * in PSN order and each packet's bytes in address order, from one thread, so it does: 1
+     * with flags 0; with {@link #DATA_IN_ORDER_RETURN_CAPS}, WHOLE_MSG | ALIGNED_128_BYTES.
+     * EINVAL for any other flag.
+     */
+    public int queryDataInOrder(int op, int flags) {
+        if ((flags & ~DATA_IN_ORDER_RETURN_CAPS) != 0) {
+            throw VerbsException.einval("flags 0x" + Integer.toHexString(flags));
+        }
+        return (flags & DATA_IN_ORDER_RETURN_CAPS) != 0 ? DATA_IN_ORDER_WHOLE_MSG | DATA_IN_ORDER_ALIGNED_128_BYTES : 1;
+    }
+
     /** The transport's view of this QP, for diagnostics. */
     public String transportState() {
         return qp.debugState();
