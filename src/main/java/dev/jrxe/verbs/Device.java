@@ -179,8 +179,9 @@ public final class Device implements AutoCloseable {
         // exactly the RC operations the transport implements today, all of which work on ODP
         d.odpRcCaps = OdpCaps.RC & (OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.READ | OdpCaps.ATOMIC
             | OdpCaps.FLUSH | OdpCaps.ATOMIC_WRITE | OdpCaps.SRQ_RECV);
-        d.odpUcCaps = 0;
-        d.odpUdCaps = 0;
+        // UC and UD move every byte through the same checked, faulting key accesses (UdUcOdpTest)
+        d.odpUcCaps = OdpCaps.SEND | OdpCaps.RECV | OdpCaps.WRITE | OdpCaps.SRQ_RECV;
+        d.odpUdCaps = OdpCaps.SEND | OdpCaps.RECV | OdpCaps.SRQ_RECV;
         d.odpXrcCaps = 0;
         return d;
     }
