@@ -54,6 +54,8 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     private final int pcapInterface;
     private RuntimeException callbackFailure;
     volatile boolean closed;
+    /** The IPv4 multicast groups this link receives. */
+    final MulticastSockets multicast;
 
     AbstractLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         this.config = config;
@@ -62,6 +64,7 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         this.localAddr = config.addressInt();
         this.localPort = config.port();
         this.maxDatagram = config.maxDatagram();
+        this.multicast = new MulticastSockets(localAddr, localPort, maxDatagram);
         this.batch = config.batch();
         this.txFaults = config.txFaults().enabled() ? new FaultInjector(config.txFaults()) : null;
         this.rxFaults = config.rxFaults().enabled() ? new FaultInjector(config.rxFaults()) : null;
@@ -332,13 +335,18 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
      *         held-back datagrams come due)
      */
     final int deliver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort) {
+        return deliver(h, buf, off, len, srcAddr, srcPort, localAddr);
+    }
+
+    /** As {@link #deliver(DatagramHandler, MemorySegment, long, int, int, int)}, sent to {@code dstAddr} (a group). */
+    final int deliver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort, int dstAddr) {
         counters.received(len);
         if (len > maxDatagram) {
             counters.drop(DropReason.OVERSIZED);
             return 0;
         }
         if (rxFaults == null) {
-            return handOver(h, buf, off, len, srcAddr, srcPort);
+            return handOver(h, buf, off, len, srcAddr, srcPort, dstAddr);
         }
         int f = rxFaults.decide();
         if (f == FaultInjector.DROP) {
@@ -355,32 +363,32 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         }
         int calls = 0;
         if (!hold) {
-            calls += handOver(h, buf, off, len, srcAddr, srcPort);
+            calls += handOver(h, buf, off, len, srcAddr, srcPort, dstAddr);
         }
         if ((f & FaultInjector.DUPLICATE) != 0) {
-            calls += handOver(h, buf, off, len, srcAddr, srcPort);
+            calls += handOver(h, buf, off, len, srcAddr, srcPort, dstAddr);
         }
         // every datagram handed over (not the one being held back) overtakes the held ones
         for (int passed = calls; passed > 0 && rxDelay != null && rxDelay.size() > 0; passed--) {
             calls += rxDelay.overtaken(this, h);
         }
         if (hold) {
-            rxDelay.hold(buf, off, len, srcAddr, srcPort, rxFaults.depth());
+            rxDelay.hold(buf, off, len, srcAddr, srcPort, dstAddr, rxFaults.depth());
         }
         return calls;
     }
 
     /** Calls the handler once and records the datagram in the capture. */
-    final int handOver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort) {
+    final int handOver(DatagramHandler h, MemorySegment buf, long off, int len, int srcAddr, int srcPort, int dstAddr) {
         int ipId;
         try {
-            ipId = h.onDatagram(buf, off, len, srcAddr, srcPort, localAddr);
+            ipId = h.onDatagram(buf, off, len, srcAddr, srcPort, dstAddr);
         } catch (RuntimeException e) {
             callbackFailed(e);
             return 1;
         }
         if (pcap != null) {
-            pcap.write(pcapInterface, false, srcAddr, localAddr, srcPort, localPort, ipId < 0 ? 0 : ipId & 0xFFFF,
+            pcap.write(pcapInterface, false, srcAddr, dstAddr, srcPort, localPort, ipId < 0 ? 0 : ipId & 0xFFFF,
                     buf, off, len);
         }
         return 1;
@@ -411,7 +419,34 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     }
 
     /** Flushes and closes the capture and frees the memory; the mode closes its sockets first. */
+    /**
+     * Starts receiving datagrams sent to IPv4 multicast group {@code group} on this link's port;
+     * 0 or -errno. The group's socket lives in the calling thread's network namespace.
+     */
+    @Override
+    public int joinMulticast(int group) {
+        ensureOpen();
+        return multicast.join(group, selectorForMulticast());
+    }
+
+    @Override
+    public int leaveMulticast(int group) {
+        ensureOpen();
+        return multicast.leave(group);
+    }
+
+    /** A selector multicast sockets register with (the channel link's), or null. */
+    java.nio.channels.Selector selectorForMulticast() {
+        return null;
+    }
+
+    /** Datagrams of the joined multicast groups, up to {@code limit}: handler calls made. */
+    final int pollMulticast(DatagramHandler h, int limit) {
+        return multicast.any() && limit > 0 ? multicast.poll(this, h, limit) : 0;
+    }
+
     final void closeCommon() {
+        multicast.close();
         try {
             if (pcap != null) {
                 pcap.close();

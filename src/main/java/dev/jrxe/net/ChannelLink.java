@@ -78,6 +78,10 @@ final class ChannelLink extends AbstractLink {
         try {
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, false);
             ch.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            java.net.NetworkInterface nif = MulticastSockets.interfaceOf(Links.toInt(address));
+            if (nif != null) {
+                ch.setOption(StandardSocketOptions.IP_MULTICAST_IF, nif); // group sends leave from the device's interface
+            }
             if (config.sendBufferBytes() > 0) {
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, config.sendBufferBytes());
             }
@@ -190,8 +194,14 @@ final class ChannelLink extends AbstractLink {
             }
             calls += deliver(handler, rxSegment, 0, len, lastSenderAddr, lastSenderPort);
         }
+        calls += pollMulticast(handler, limit);
         rethrowCallbackFailure();
         return calls;
+    }
+
+    @Override
+    java.nio.channels.Selector selectorForMulticast() {
+        return selector;
     }
 
     @Override

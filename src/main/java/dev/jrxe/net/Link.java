@@ -46,6 +46,20 @@ public interface Link extends AutoCloseable {
      */
     boolean awaitReadable(long timeoutNanos);
 
+    /**
+     * Starts receiving datagrams sent to the IPv4 multicast group {@code group} (big-endian int)
+     * on this link's port, as rxe joins a group on its netdev for a QP attached to a multicast
+     * GID. Returns 0 or -errno; joining twice is a no-op. Links that cannot: -EOPNOTSUPP.
+     */
+    default int joinMulticast(int group) {
+        return -dev.jrxe.sys.Errno.EOPNOTSUPP;
+    }
+
+    /** Stops receiving group {@code group}; 0, or -errno (-EINVAL when it was not joined). */
+    default int leaveMulticast(int group) {
+        return -dev.jrxe.sys.Errno.EOPNOTSUPP;
+    }
+
     /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
     void wakeup();
 

@@ -41,6 +41,8 @@ final class NativeLink extends AbstractLink {
     private static final int RX_CONTROL = 32;
     private static final int TX_CONTROL = SocketStructs.cmsgSpace(2);
     private static final int SEND_RETRIES = 8;
+    /** Longest sleep in {@link #awaitReadable} while multicast groups are joined. */
+    private static final long MULTICAST_WAIT_NANOS = 1_000_000;
     private static final long EAGAIN_WAIT_NANOS = 1_000_000;
     private static final long ENOBUFS_WAIT_NANOS = 50_000;
 
@@ -206,6 +208,11 @@ final class NativeLink extends AbstractLink {
             if (wantNoCheck) {
                 option(s, Sockets.SOL_SOCKET, Sockets.SO_NO_CHECK, 1, "SO_NO_CHECK");
             }
+            // multicast sends leave from the device's own address and interface (struct in_addr,
+            // network byte order in the int's memory), whatever the routes to 224.0.0.0/4 say
+            option(s, Sockets.IPPROTO_IP, Sockets.IP_MULTICAST_IF,
+                    java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(addr) : addr,
+                    "IP_MULTICAST_IF");
             MemorySegment sa = scratch;
             SocketStructs.sockaddrIn(sa, 0, addr, port);
             int r = Sockets.bind(callState, s, sa, SocketStructs.SOCKADDR_IN_SIZE);
@@ -459,6 +466,7 @@ final class NativeLink extends AbstractLink {
                 rxOffset = 0;
             }
         }
+        calls += pollMulticast(handler, limit - taken);
         boolean backlog = rxIndex < rxReady;
         if (backlog != rxBacklog) {
             rxBacklog = backlog;
@@ -532,7 +540,9 @@ final class NativeLink extends AbstractLink {
         }
         SocketStructs.pollfd(waitFds, 0, fd, Sockets.POLLIN);
         SocketStructs.pollfd(waitFds, SocketStructs.POLLFD_SIZE, eventFd, Sockets.POLLIN);
-        SocketStructs.timespec(waitTimespec, 0, Math.max(0, timeoutNanos));
+        // the sockets of joined multicast groups are not in this ppoll: wake often enough for them
+        long wait = multicast.any() ? Math.min(timeoutNanos, MULTICAST_WAIT_NANOS) : timeoutNanos;
+        SocketStructs.timespec(waitTimespec, 0, Math.max(0, wait));
         int r = Sockets.ppoll(waitFds, 2, waitTimespec);
         if (r <= 0) {
             return false;

@@ -12,6 +12,7 @@ final class RxDelayLine {
     private final int[] len;
     private final int[] srcAddr;
     private final int[] srcPort;
+    private final int[] dstAddr;
     private final int[] left;
     private final int maxDatagram;
     private int size;
@@ -25,6 +26,7 @@ final class RxDelayLine {
         this.len = new int[capacity];
         this.srcAddr = new int[capacity];
         this.srcPort = new int[capacity];
+        this.dstAddr = new int[capacity];
         this.left = new int[capacity];
     }
 
@@ -36,11 +38,12 @@ final class RxDelayLine {
         return size < buf.length && length <= maxDatagram;
     }
 
-    void hold(MemorySegment from, long off, int length, int addr, int port, int depth) {
+    void hold(MemorySegment from, long off, int length, int addr, int port, int dst, int depth) {
         MemorySegment.copy(from, off, buf[size], 0, length);
         len[size] = length;
         srcAddr[size] = addr;
         srcPort[size] = port;
+        dstAddr[size] = dst;
         left[size] = depth;
         size++;
     }
@@ -51,7 +54,7 @@ final class RxDelayLine {
         int calls = 0;
         for (int i = 0; i < size; i++) {
             if (--left[i] == 0) {
-                calls += link.handOver(h, buf[i], 0, len[i], srcAddr[i], srcPort[i]);
+                calls += link.handOver(h, buf[i], 0, len[i], srcAddr[i], srcPort[i], dstAddr[i]);
             } else {
                 if (keep != i) {
                     MemorySegment b = buf[keep];
@@ -60,6 +63,7 @@ final class RxDelayLine {
                     len[keep] = len[i];
                     srcAddr[keep] = srcAddr[i];
                     srcPort[keep] = srcPort[i];
+                    dstAddr[keep] = dstAddr[i];
                     left[keep] = left[i];
                 }
                 keep++;

@@ -21,6 +21,7 @@ public final class Errno {
     public static final int EOPNOTSUPP = 95;
     public static final int ENOTSUP = EOPNOTSUPP;
     public static final int EPROTONOSUPPORT = 93;
+    public static final int EADDRINUSE = 98;
 
     private Errno() {
     }
@@ -46,6 +47,7 @@ public final class Errno {
             case ETIMEDOUT -> "ETIMEDOUT";
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EPROTONOSUPPORT -> "EPROTONOSUPPORT";
+            case EADDRINUSE -> "EADDRINUSE";
             default -> "errno " + errno;
         };
     }

@@ -45,6 +45,7 @@ public final class Sockets {
 
     public static final int IPPROTO_IP = 0;
     public static final int IP_MTU_DISCOVER = 10;
+    public static final int IP_MULTICAST_IF = 32;
     /** Always set DF; an unconnected socket then sends IPv4 Identification 0. */
     public static final int IP_PMTUDISC_DO = 2;
 

@@ -43,7 +43,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final Transport uc;
     private final Transport ud;
     /** IPv4 multicast groups and the UD QPs attached to them. */
-    final MulticastGroups multicast = new MulticastGroups();
+    private final MulticastGroups multicast = new MulticastGroups();
     private final RxDecoder decoder;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean workPending;
@@ -111,6 +111,11 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     public Link link() {
         return link;
+    }
+
+    /** The device's multicast groups and the UD QPs attached to them. */
+    public MulticastGroups multicast() {
+        return multicast;
     }
 
     public TransportCounters counters() {

@@ -92,6 +92,16 @@ public final class MulticastGroups {
         return dev.jrxe.sys.Errno.EINVAL;
     }
 
+    /** Whether some QP is attached to group {@code addr}. */
+    public boolean has(int addr) {
+        for (Group g : groups) {
+            if (g.addr == addr) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether {@code qp} is attached to any group (a QP may not be destroyed while it is). */
     public boolean attached(Qp qp) {
         for (Group g : groups) {

@@ -644,6 +644,67 @@ public final class QueuePair implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ibv_attach_mcast}: this UD QP receives the datagrams sent to multicast GID
+     * {@code gid} (an IPv4-mapped group address, 224.0.0.0/4) and the multicast QPN 0xFFFFFF, each
+     * through its own Q_Key and P_Key checks. The device's link joins the IPv4 group on its
+     * interface with the first QP attached (the group's socket lives in the calling thread's network
+     * namespace). Attaching twice is a no-op. {@code lid} is ignored on RoCE.
+     *
+     * @throws VerbsException EINVAL for a QP that is not UD or a GID that is not a group; ENOMEM
+     *                        past max_mcast_grp or max_mcast_qp_attach; the link's errno when it
+     *                        cannot join (EOPNOTSUPP for links without multicast, ENODEV)
+     */
+    public void attachMcast(Gid gid, int lid) {
+        int group = multicastGroup(gid);
+        dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
+        synchronized (groups) {
+            boolean fresh = !groups.has(group);
+            int r = groups.attach(qp, group);
+            if (r != 0) {
+                throw new VerbsException(r, "attach_mcast " + gid);
+            }
+            if (fresh) {
+                int j = device.link().joinMulticast(group);
+                if (j != 0) {
+                    groups.detach(qp, group, null);
+                    throw new VerbsException(-j, "the link cannot join " + gid + ": " + Errno.name(-j));
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code ibv_detach_mcast}: stops delivering {@code gid}'s datagrams to this QP; the link
+     * leaves the group when no QP of the device is attached any more.
+     *
+     * @throws VerbsException EINVAL when the QP is not attached to {@code gid}
+     */
+    public void detachMcast(Gid gid, int lid) {
+        int group = multicastGroup(gid);
+        dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
+        synchronized (groups) {
+            boolean[] last = new boolean[1];
+            int r = groups.detach(qp, group, last);
+            if (r != 0) {
+                throw new VerbsException(r, "QP 0x" + Integer.toHexString(qp.qpn) + " is not attached to " + gid);
+            }
+            if (last[0]) {
+                device.link().leaveMulticast(group);
+            }
+        }
+    }
+
+    private int multicastGroup(Gid gid) {
+        if (type != QpType.UD) {
+            throw VerbsException.einval("only UD QPs attach to multicast groups");
+        }
+        if (gid == null || !gid.isIpv4() || (gid.ipv4() >>> 28) != 0xE) {
+            throw VerbsException.einval(gid + " is not an IPv4 multicast GID");
+        }
+        return gid.ipv4();
+    }
+
     /** {@code IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS}. */
     public static final int DATA_IN_ORDER_RETURN_CAPS = 1;
     /** {@code IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG}: a whole message is written in order. */
@@ -670,11 +731,16 @@ public final class QueuePair implements AutoCloseable {
         return qp.debugState();
     }
 
-    /** {@code ibv_destroy_qp}. */
+    /** {@code ibv_destroy_qp}; EBUSY while the QP is attached to a multicast group. */
     @Override
     public void close() {
         if (closed) {
             return;
+        }
+        if (device.engine().multicast().attached(qp)) {
+            // uverbs: a QP still attached to a multicast group cannot be destroyed
+            throw new VerbsException(Errno.EBUSY, "QP 0x" + Integer.toHexString(qp.qpn)
+                + " is attached to a multicast group (detach_mcast first)");
         }
         closed = true;
         device.engine().withEngine(() -> device.engine().unregister(qp));

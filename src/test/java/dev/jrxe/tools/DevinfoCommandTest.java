@@ -212,7 +212,12 @@ class DevinfoCommandTest {
             assertThat(flagsAfter(out, "\tgeneral_odp_caps:")).contains("ODP_SUPPORT");
             assertThat(flagsAfter(out, "\trc_odp_caps:")).startsWith("SUPPORT_SEND", "SUPPORT_RECV")
                 .contains("SUPPORT_FLUSH", "SUPPORT_ATOMIC_WRITE");
-            assertThat(flagsAfter(out, "\tuc_odp_caps:")).containsExactly("NO SUPPORT");
+            assertThat(flagsAfter(out, "\tuc_odp_caps:")).containsExactly("SUPPORT_SEND", "SUPPORT_RECV",
+                "SUPPORT_WRITE", "SUPPORT_SRQ");
+            assertThat(flagsAfter(out, "\tud_odp_caps:")).containsExactly("SUPPORT_SEND", "SUPPORT_RECV", "SUPPORT_SRQ");
+            assertThat(value(out, "\tmax_mcast_grp:")).isEqualTo("8192");
+            assertThat(value(out, "\tmax_mcast_qp_attach:")).isEqualTo("56");
+            assertThat(value(out, "\tmax_total_mcast_qp_attach:")).isEqualTo("458752");
             assertThat(value(out, "\t\t\tstate:")).isEqualTo("PORT_ACTIVE (4)");
             assertThat(value(out, "\t\t\tmax_mtu:")).isEqualTo("4096 (5)");
             assertThat(value(out, "\t\t\tactive_mtu:")).isEqualTo((128 << p.activeMtu) + " (" + p.activeMtu + ")");
