@@ -91,11 +91,17 @@ final class UcResponder {
         }
         RecvWqe w = r.recvWqe;
         int len = pkt.payloadLength();
+        if (r.recvOffset + len > RcResponder.MAX_MESSAGE) {
+            abandon(r); // longer than the largest message (a WC's byte_len could not say it)
+            return;
+        }
         if (r.recvOffset + len > w.length) {
-            // rxe class D: the receive completes with a local length error, the QP goes on
+            // rxe class D: the receive completes with a local length error, the QP goes on; the
+            // rest of the message is ignored
             Completions.recv(qp, w, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, r.recvOffset, 0, 0, 0, true);
             r.recvWqe = null;
             r.inProgress = 0;
+            r.ucDropping = true;
             return;
         }
         if (len > 0 && Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
@@ -152,6 +158,11 @@ final class UcResponder {
             abandon(r);
             return;
         }
+        boolean imm = last && OpcodeTable.has(opcode, OpcodeTable.IMMEDIATE);
+        if (imm && r.recvWqe == null && (qp.recvQueue() == null || qp.recvQueue().peek() == null)) {
+            abandon(r); // rxe: no WQE for the notice, the last packet is dropped before it is placed
+            return;
+        }
         if (len > 0) {
             int st = r.writeKey.write(qp.pdHandle, Access.REMOTE_WRITE, r.writeVa + (r.writeLength - r.writeRemaining),
                 pkt.segment(), pkt.payloadOffset(), len);
@@ -167,13 +178,9 @@ final class UcResponder {
         }
         r.inProgress = 0;
         r.writeKey = null;
-        if (OpcodeTable.has(opcode, OpcodeTable.IMMEDIATE)) {
+        if (imm) {
             RecvWqe w = r.recvWqe != null ? r.recvWqe : r.takeRecvWqe(qp);
             r.recvWqe = null;
-            if (w == null) {
-                engine.counters.inc(TransportCounters.UC_MSG_DROPPED); // the data is placed, the notice lost
-                return;
-            }
             engine.counters.inc(TransportCounters.RDMA_RECVS);
             Completions.recv(qp, w, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, r.writeLength,
                 Completions.recvFlags(true, false), pkt.immDt().immediate(), 0, pkt.bth().solicited());

@@ -15,9 +15,10 @@ import java.lang.foreign.MemorySegment;
  * a DETH (the Q_Key, the sending QPN) to the address, QPN and Q_Key its work request names. A
  * Q_Key with the high bit set means "the QP's own Q_Key" (IBTA 10.2.5). AckReq is never set,
  * except on QP1 (GSI), where rxe sets it (the captures show it; receivers ignore it). A message
- * longer than the port MTU completes with a local length error and sends nothing (rxe instead
- * reports success without sending, as C10-93.1.1 allows; an error tells the application why
- * nothing arrived). A send completes when its packet has been handed to the link.
+ * longer than the port MTU completes with a local length error, sends nothing and leaves the QP
+ * running (rxe reports success without sending, as C10-93.1.1 allows; an error tells the
+ * application why nothing arrived). Any other local error (an lkey refused) completes with it and
+ * moves the QP to ERR. A send completes when its packet has been handed to the link.
  */
 final class UdRequester {
     /** The well-known Q_Key of QP1 (IBTA 13.4.6.2): what GSI MADs carry. */
@@ -47,6 +48,9 @@ final class UdRequester {
             int status = send(qp, w);
             qp.sq.next++;
             Completions.send(qp, w, status);
+            if (status == WcStatus.LOC_LEN_ERR) {
+                continue; // nothing was sent; the QP goes on (its other peers keep their service)
+            }
             if (status != WcStatus.SUCCESS) {
                 qp.requesterHalted = true;
                 engine.fail(qp, -1);

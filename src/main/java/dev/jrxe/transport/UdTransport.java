@@ -9,7 +9,7 @@ import dev.jrxe.wire.RocePacket;
  * Unreliable datagram: {@link UdRequester} and {@link UdResponder}; no completer (nothing is
  * acknowledged). A datagram may come from anyone (no source check: that is what UD is), so
  * admission is by keys (rxe check_keys): the BTH P_Key of the QP's partition and the DETH Q_Key
- * of the QP (QP1: the GSI Q_Key 0x80010000), in RTR, RTS or SQD.
+ * of the QP (QP1: the GSI Q_Key 0x80010000), in RTR, RTS or SQD, no longer than the port MTU.
  */
 final class UdTransport extends Transport {
     private final UdRequester requester;
@@ -49,6 +49,12 @@ final class UdTransport extends Transport {
         }
         if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
             engine.link.counters().drop(DropReason.BAD_PKEY);
+            return;
+        }
+        if (pkt.payloadLength() > qp.pathMtu) {
+            // longer than this port's MTU: no UD sender may send it (C10-93.1.1), and its length
+            // could make an application that echoes it post a send it cannot make
+            engine.link.counters().drop(DropReason.OVERSIZED);
             return;
         }
         int qkey = qp.qpn == 1 ? UdRequester.GSI_QKEY : qp.qkey;

@@ -129,6 +129,44 @@ class UcTest {
     }
 
     @Test
+    void shouldPlaceNothingOfAWriteWithImmediateWithoutReceiveWqe() {
+        try (RcFixture f = uc(new RcFixture(1 << 16))) {
+            RcFixture.fill(f.bufA, 0, 512, 4);
+            SendWr w = send(f, 0, 512, 1).rdma(f.bufB.address() + 8192, f.mrb.rkey());
+            w.opcode = WrOpcode.RDMA_WRITE_WITH_IMM;
+            long dropped = f.b.counters().get(TransportCounters.UC_MSG_DROPPED);
+            f.qa.postSend(w);
+            f.pollOk(f.cqa);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (f.b.counters().get(TransportCounters.UC_MSG_DROPPED) == dropped && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).isEqualTo(dropped + 1);
+            for (int i = 0; i < 512; i++) {
+                assertThat(f.bufB.get(ValueLayout.JAVA_BYTE, 8192 + i)).as("byte %d", i).isZero();
+            }
+        }
+    }
+
+    @Test
+    void shouldCompleteATooLongSendWithALocalLengthErrorCountedNowhereElse() {
+        try (RcFixture f = uc(new RcFixture(1 << 16))) {
+            recv(f, 0, 1500, 5);
+            long dropped = f.b.counters().get(TransportCounters.UC_MSG_DROPPED);
+            f.qa.postSend(send(f, 0, 4096, 1)); // four packets into 1500 bytes
+            f.pollOk(f.cqa);
+            WorkCompletion r = f.poll(f.cqb);
+            assertThat(r.status).isEqualTo(dev.jrxe.ib.WcStatus.LOC_LEN_ERR);
+            recv(f, 0, 4096, 6);
+            f.qa.postSend(send(f, 0, 4096, 2));
+            f.pollOk(f.cqa);
+            assertThat(f.pollOk(f.cqb).wrId).isEqualTo(6);
+            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).as("the error is its own report").isEqualTo(dropped);
+            assertThat(f.qb.state()).isEqualTo(QpState.RTS);
+        }
+    }
+
+    @Test
     void shouldRefuseOperationsUcDoesNotHave() {
         try (RcFixture f = uc(new RcFixture(1 << 16))) {
             for (int op : new int[] {WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.SEND_WITH_INV,

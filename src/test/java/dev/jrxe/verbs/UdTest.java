@@ -204,7 +204,50 @@ class UdTest {
             WorkCompletion s = f.poll(f.cqa);
             assertThat(s.status).isEqualTo(WcStatus.LOC_LEN_ERR);
             assertThat(f.a.counters().get(TransportCounters.SENT_PKTS)).isEqualTo(sentBefore);
-            assertThat(ua.state()).isEqualTo(QpState.ERR);
+            // nothing was sent and the QP goes on: its other peers keep their service
+            assertThat(ua.state()).isEqualTo(QpState.RTS);
+            recvB(0, 40 + 8, 3);
+            ua.postSend(sendA(ah, 0, 8, QKEY));
+            f.pollOk(f.cqa);
+            assertThat(f.pollOk(f.cqb).wrId).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void shouldDropADatagramLongerThanTheReceivingPortsMtu() {
+        int port = RcFixture.nextPort();
+        try (Device small = Device.open(DeviceConfig.of("jrxe-small", "127.0.0.4").udpPort(port).activeMtu(1024));
+             Device big = Device.open(DeviceConfig.of("jrxe-big", "127.0.0.5").udpPort(port));
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            ProtectionDomain ps = small.allocPd();
+            ProtectionDomain pb = big.allocPd();
+            MemorySegment bs = arena.allocate(8192, 4096);
+            MemorySegment bb = arena.allocate(8192, 4096);
+            MemoryRegion ms = ps.registerMemory(bs, dev.jrxe.memory.Access.LOCAL_WRITE);
+            MemoryRegion mb = pb.registerMemory(bb, dev.jrxe.memory.Access.LOCAL_WRITE);
+            CompletionQueue cs = small.createCq(8);
+            CompletionQueue cb = big.createCq(8);
+            try (QueuePair qs = ps.createQp(new QpInitAttr(QpType.UD, cs, cs, new QpCap(4, 4, 1, 1, 0)));
+                 QueuePair qb = pb.createQp(new QpInitAttr(QpType.UD, cb, cb, new QpCap(4, 4, 1, 1, 0)));
+                 AddressHandle ah = pb.createAh(new AhAttr(small.queryGid(1, 1), 1))) {
+                UdSetup.toRts(qs, QKEY, 0);
+                UdSetup.toRts(qb, QKEY, 0);
+                qs.postRecv(new RecvWr(1).sge(bs.address(), 8192, ms.lkey()));
+                long before = small.link().counters().drops(DropReason.OVERSIZED);
+                SendWr w = new SendWr(1).sge(bb.address(), 2048, mb.lkey());
+                w.sendFlags = SendFlags.SIGNALED;
+                w.ah = ah;
+                w.remoteQpn = qs.qpNum();
+                w.remoteQkey = QKEY;
+                qb.postSend(w);
+                f.pollOk(cb);
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (small.link().counters().drops(DropReason.OVERSIZED) == before && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertThat(small.link().counters().drops(DropReason.OVERSIZED)).isEqualTo(before + 1);
+                assertThat(f.quiet(cs, 100)).isTrue();
+            }
         }
     }
 
