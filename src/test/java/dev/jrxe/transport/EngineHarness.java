@@ -78,7 +78,12 @@ final class EngineHarness implements AutoCloseable {
 
     /** The same, with its completions in {@code ring}. */
     Qp connect(int pd, int access, int maxDestRdAtomic, int rqPsn, int sqPsn, int mtu, CompletionRing ring) {
-        Qp qp = new Qp(engine, QpType.RC, pd, new SendQueue(64, 4, 64, arena), new RecvQueue(64, 4), null, ring, ring,
+        return connect(QpType.RC, pd, access, maxDestRdAtomic, rqPsn, sqPsn, mtu, ring);
+    }
+
+    /** A QP of {@code type} (RC, UC, UD; a UD QP gets Q_Key {@link #UD_QKEY}) connected to the peer. */
+    Qp connect(int type, int pd, int access, int maxDestRdAtomic, int rqPsn, int sqPsn, int mtu, CompletionRing ring) {
+        Qp qp = new Qp(engine, type, pd, new SendQueue(64, 4, 64, arena), new RecvQueue(64, 4), null, ring, ring,
             false, arena);
         engine.register(qp);
         engine.withEngine(() -> {
@@ -95,12 +100,16 @@ final class EngineHarness implements AutoCloseable {
             qp.minRnrTimer = 12;
             qp.rqPsn = rqPsn;
             qp.sqPsn = sqPsn;
+            qp.qkey = UD_QKEY;
             QpControl.enter(qp, QpState.INIT, false);
             QpControl.enter(qp, QpState.RTR, false);
             QpControl.enter(qp, QpState.RTS, true);
         });
         return qp;
     }
+
+    /** The Q_Key of UD QPs the harness connects. */
+    static final int UD_QKEY = 0x4242;
 
     /** Starts a packet from the peer to {@code qp}; fill its headers, then {@link #inject}. */
     PacketWriter begin(int opcode, Qp qp, int psn) {

@@ -16,7 +16,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Arbitrary packet sequences from a connected peer (and from strangers) into a live engine with
- * registered memory, and the two invariants of the security boundary after every input:
+ * registered memory, to RC, UC and UD QPs, and the two invariants of the security boundary after every input:
  * <ol>
  *   <li>no byte changes outside the memory a peer may write: the remote-writable region, the
  *       remote-atomic region and the receive buffers posted (SENDs and READ responses land
@@ -53,6 +53,10 @@ final class LiveEngineHarness implements AutoCloseable {
         Opcodes.RC_RDMA_READ_RESPONSE_LAST, Opcodes.RC_RDMA_READ_RESPONSE_ONLY, Opcodes.RC_ACKNOWLEDGE,
         Opcodes.RC_ATOMIC_ACKNOWLEDGE, Opcodes.RC_COMPARE_SWAP, Opcodes.RC_FETCH_ADD,
         Opcodes.RC_SEND_LAST_WITH_INVALIDATE, Opcodes.RC_SEND_ONLY_WITH_INVALIDATE, Opcodes.UD_SEND_ONLY,
+        Opcodes.UD_SEND_ONLY_WITH_IMMEDIATE, Opcodes.UC_SEND_FIRST, Opcodes.UC_SEND_MIDDLE, Opcodes.UC_SEND_LAST,
+        Opcodes.UC_SEND_LAST_WITH_IMMEDIATE, Opcodes.UC_SEND_ONLY, Opcodes.UC_SEND_ONLY_WITH_IMMEDIATE,
+        Opcodes.UC_RDMA_WRITE_FIRST, Opcodes.UC_RDMA_WRITE_MIDDLE, Opcodes.UC_RDMA_WRITE_LAST,
+        Opcodes.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE, Opcodes.UC_RDMA_WRITE_ONLY, Opcodes.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
     };
     private static final long[] LENGTHS = {0, 1, 7, 8, MTU - 1, MTU, MTU + 1, 2 * MTU, REGION - 1, REGION,
         REGION + 1, 1L << 31, (1L << 31) + 1, 0xFFFFFFFFL};
@@ -61,7 +65,8 @@ final class LiveEngineHarness implements AutoCloseable {
     private final MemorySegment mem = NativeMemory.map(SIZE);
     private final byte[] before = new byte[(int) SIZE];
     private final int[] keys;
-    private final Qp[] qps = new Qp[2];
+    /** Two RC QPs (one with every right, one with none), a UC QP with every right, a UD QP. */
+    private final Qp[] qps = new Qp[4];
     private final MemorySegment scratch = MemorySegment.ofArray(new byte[4096]);
     long inputs;
     long packets;
@@ -88,6 +93,8 @@ final class LiveEngineHarness implements AutoCloseable {
         int all = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
         qps[0] = h.connect(PD, all, 4, 0, 0, MTU);
         qps[1] = h.connect(PD, 0, 1, 0, 0, MTU);
+        qps[2] = h.connect(dev.jrxe.ib.QpType.UC, PD, all, 0, 0, 0, MTU, h.cq);
+        qps[3] = h.connect(dev.jrxe.ib.QpType.UD, PD, 0, 0, 0, 0, MTU, h.cq);
     }
 
     private MemorySegment slice(long offset) {
@@ -149,7 +156,9 @@ final class LiveEngineHarness implements AutoCloseable {
         h.sent();
         for (Qp qp : qps) {
             postReceives(qp, in);
-            postRequests(qp, in);
+            if (qp.isRc()) {
+                postRequests(qp, in); // READs and atomics: RC's; the completer of UC/UD has none
+            }
         }
         h.run();
         h.sent(); // the requests the QPs sent: the peer's answers come from the input
@@ -217,8 +226,12 @@ final class LiveEngineHarness implements AutoCloseable {
     }
 
     private void packet(Input in) {
-        Qp qp = qps[in.pick(2)];
+        Qp qp = qps[in.pick(qps.length)];
         int opcode = OPCODES[in.pick(OPCODES.length)];
+        int type = qp.transport.opcodeType();
+        for (int tries = 0; tries < 8 && in.pick(4) != 0 && !OpcodeTable.has(opcode, type); tries++) {
+            opcode = OPCODES[in.pick(OPCODES.length)]; // mostly the QP's own transport, sometimes any
+        }
         boolean response = !OpcodeTable.has(opcode, OpcodeTable.REQUEST);
         int base = response ? Psn.of(qp.compPsn) : qp.resp.ePsn;
         int psn = in.pick(4) == 0 ? in.i32() : Psn.add(base, (byte) in.u8() % 5);
@@ -251,7 +264,7 @@ final class LiveEngineHarness implements AutoCloseable {
             w.ieth().rkey(rkey);
         }
         if ((f & OpcodeTable.HAS_DETH) != 0) {
-            w.deth().qkey(in.i32()).srcQp(in.i32() & 0xFFFFFF);
+            w.deth().qkey(in.pick(4) == 0 ? in.i32() : EngineHarness.UD_QKEY).srcQp(in.i32() & 0xFFFFFF);
         }
         int payload = 0;
         if ((f & OpcodeTable.HAS_PAYLOAD) != 0) {
