@@ -110,6 +110,44 @@ class HotPathAllocationTest {
         }
     }
 
+    @Test
+    void shouldSendUcAndUdWithoutAllocating() {
+        try (RcFixture f = new RcFixture(1 << 16)) {
+            f.qa = f.pda.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UC, f.cqa, f.cqa, new QpCap(16, 16, 1, 1, 0)));
+            f.qb = f.pdb.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UC, f.cqb, f.cqb, new QpCap(16, 16, 1, 1, 0)));
+            new RcConnect().pair(f.qa, 1, f.qb, 2);
+            try (QueuePair ua = f.pda.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UD, f.cqa, f.cqa, new QpCap(16, 16, 1, 1, 0)));
+                 QueuePair ub = f.pdb.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UD, f.cqb, f.cqb, new QpCap(16, 16, 1, 1, 0)));
+                 AddressHandle ah = f.pda.createAh(new AhAttr(f.b.queryGid(1, 1), 1))) {
+                UdSetup.toRts(ua, 3, 0);
+                UdSetup.toRts(ub, 3, 0);
+                SendWr uc = new SendWr(1).sge(f.bufA.address(), 3000, f.mra.lkey()); // three packets
+                uc.sendFlags = SendFlags.SIGNALED;
+                SendWr ud = new SendWr(1).sge(f.bufA.address(), 512, f.mra.lkey());
+                ud.sendFlags = SendFlags.SIGNALED;
+                ud.ah = ah;
+                ud.remoteQpn = ub.qpNum();
+                ud.remoteQkey = 3;
+                RecvWr ucRecv = new RecvWr(1).sge(f.bufB.address(), 4096, f.mrb.lkey());
+                RecvWr udRecv = new RecvWr(1).sge(f.bufB.address() + 8192, 40 + 512, f.mrb.lkey());
+                WorkCompletion[] wc = f.wc;
+                Runnable round = () -> {
+                    f.qb.postRecv(ucRecv);
+                    ub.postRecv(udRecv);
+                    f.qa.postSend(uc);
+                    ua.postSend(ud);
+                    int a = 0;
+                    int b = 0;
+                    while (a < 2 || b < 2) {
+                        a += f.cqa.poll(wc);
+                        b += f.cqb.poll(wc);
+                    }
+                };
+                assertAllocatesNothing(f, round);
+            }
+        }
+    }
+
     /**
      * Bytes allocated by this thread and both devices' progress threads together, exactly, over
      * windows of 2,000 rounds after 20,000 to warm up. One window without a single byte shows the

@@ -332,4 +332,60 @@ class UdTest {
                 .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
         }
     }
+
+    /**
+     * 10% loss and reordering and 5% corruption on both links: every datagram that arrives is one
+     * whole datagram as sent (its own id in every word), none twice; corrupted ones die at the ICRC.
+     */
+    @Test
+    void shouldNeverDeliverACorruptedOrDuplicatedDatagramUnderFaults() {
+        close();
+        f = new RcFixture(DeviceConfig.of("jrxe-a", "127.0.0.2").faults(0.10, 0, 0.10, 21).corrupt(0.05),
+            DeviceConfig.of("jrxe-b", "127.0.0.3").faults(0.10, 0, 0.10, 22).corrupt(0.05), 1 << 17);
+        ua = f.pda.createQp(new QpInitAttr(QpType.UD, f.cqa, f.cqa, new QpCap(64, 64, 1, 1, 0)));
+        ub = f.pdb.createQp(new QpInitAttr(QpType.UD, f.cqb, f.cqb, new QpCap(64, 64, 1, 1, 0)));
+        UdSetup.toRts(ua, QKEY, 1);
+        UdSetup.toRts(ub, QKEY, 2);
+        int n = 400;
+        int size = 1024;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+        try (AddressHandle ah = ahTo(f.pda, f.b)) {
+            for (int i = 0; i < 48; i++) {
+                recvB((long) i * 2048, 40 + size, i);
+            }
+            int sent = 0;
+            int done = 0;
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while ((done < n || !f.quiet(f.cqb, 50)) && System.nanoTime() < deadline) {
+                if (sent < n && sent - done < 16) {
+                    long src = 65536 + (long) (sent % 16) * size;
+                    for (int k = 0; k < size; k += 4) {
+                        f.bufA.set(ValueLayout.JAVA_INT_UNALIGNED, src + k, sent);
+                    }
+                    ua.postSend(sendA(ah, src, size, QKEY));
+                    sent++;
+                }
+                done += f.cqa.poll(wcs);
+                int r;
+                while ((r = f.cqb.poll(wcs)) > 0) {
+                    for (int j = 0; j < r; j++) {
+                        WorkCompletion w = wcs[j];
+                        assertThat(w.ok()).as("%s", w).isTrue();
+                        assertThat(w.byteLen).isEqualTo(40 + size);
+                        long base = w.wrId * 2048 + 40;
+                        int id = f.bufB.get(ValueLayout.JAVA_INT_UNALIGNED, base);
+                        for (int k = 0; k < size; k += 4) {
+                            assertThat(f.bufB.get(ValueLayout.JAVA_INT_UNALIGNED, base + k)).as("word %d", k).isEqualTo(id);
+                        }
+                        assertThat(seen.add(id)).as("datagram %d twice", id).isTrue();
+                        recvB(w.wrId * 2048, 40 + size, w.wrId);
+                    }
+                }
+            }
+            assertThat(done).isEqualTo(n);
+        }
+        assertThat(seen).isNotEmpty().hasSizeLessThan(n);
+        assertThat(f.b.link().counters().drops(DropReason.BAD_ICRC)).as("corruption was met").isPositive();
+    }
 }
