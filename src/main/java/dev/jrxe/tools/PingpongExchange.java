@@ -1,6 +1,6 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.tools.RcPingpongCommand.Dest;
+import dev.jrxe.tools.PingpongCommand.Dest;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -9,7 +9,7 @@ import java.net.Socket;
 
 /**
  * ibv_rc_pingpong's TCP exchange of QP numbers, PSNs and GIDs, without its error reporting (that
- * lives in {@link RcPingpongCommand}, which follows the C tool message for message): the server
+ * lives in {@link AddressExchange}, which follows the C tools message for message): the server
  * listens, moves its QP to RTS with the client's address and answers; the client sends, reads the
  * answer, moves to RTS and says "done".
  */
@@ -24,7 +24,7 @@ final class PingpongExchange {
 
     /** Server side: accepts one client on {@code bind}; {@code listening} runs once it listens. */
     static Dest serve(InetSocketAddress bind, Dest me, ToRts toRts, Runnable listening) throws IOException {
-        byte[] msg = new byte[RcPingpongCommand.MSG_SIZE];
+        byte[] msg = new byte[PingpongCommand.MSG_SIZE];
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
             ss.bind(bind);
@@ -35,7 +35,7 @@ final class PingpongExchange {
                 Dest rem = Dest.decode(msg);
                 toRts.connect(rem);
                 s.getOutputStream().write(me.encode());
-                in.readFully(msg, 0, RcPingpongCommand.DONE_SIZE);
+                in.readFully(msg, 0, PingpongCommand.DONE_SIZE);
                 return rem;
             }
         }
@@ -43,7 +43,7 @@ final class PingpongExchange {
 
     /** Client side: tries {@code attempts} times, 100 ms apart, while the server is not listening yet. */
     static Dest join(String host, int port, Dest me, ToRts toRts, int attempts) throws IOException {
-        byte[] msg = new byte[RcPingpongCommand.MSG_SIZE];
+        byte[] msg = new byte[PingpongCommand.MSG_SIZE];
         IOException last = null;
         for (int attempt = 0; attempt < attempts; attempt++) {
             if (attempt > 0) {

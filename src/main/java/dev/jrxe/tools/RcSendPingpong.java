@@ -111,7 +111,7 @@ final class RcSendPingpong {
         for (long i = 0; i < RECV_RING; i++) {
             postRecv(i);
         }
-        RcPingpongCommand.Dest me = new RcPingpongCommand.Dest(0, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF,
+        PingpongCommand.Dest me = new PingpongCommand.Dest(0, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF,
             dev.queryGid(1, 1));
         PingpongExchange.ToRts toRts = rem -> rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
         if (server) {

@@ -147,7 +147,7 @@ public final class RcStreamCommand implements Callable<Integer> {
                 }
             }
             int psn = new SecureRandom().nextInt() & 0xFFFFFF;
-            RcPingpongCommand.Dest me = new RcPingpongCommand.Dest(0, qp.qpNum(), psn, dev.queryGid(1, 1));
+            PingpongCommand.Dest me = new PingpongCommand.Dest(0, qp.qpNum(), psn, dev.queryGid(1, 1));
             exchange(me, rc, qp);
             int rc2 = server == null ? receive(dev, qp, cq, buf, slot, mr, rwr) : send(dev, qp, cq, buf, slot, mr);
             qp.close();
@@ -156,7 +156,7 @@ public final class RcStreamCommand implements Callable<Integer> {
     }
 
     /** ibv_rc_pingpong's exchange: the receiver listens, moves to RTS first and answers. */
-    private RcPingpongCommand.Dest exchange(RcPingpongCommand.Dest me, RcConnect rc, QueuePair qp) throws IOException {
+    private PingpongCommand.Dest exchange(PingpongCommand.Dest me, RcConnect rc, QueuePair qp) throws IOException {
         PingpongExchange.ToRts toRts = rem -> rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
         if (server == null) {
             return PingpongExchange.serve(new InetSocketAddress(port), me, toRts, () -> {

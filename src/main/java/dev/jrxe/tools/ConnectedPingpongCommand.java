@@ -1,0 +1,376 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.ib.QpAttrMask;
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.SendOps;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.Access;
+import dev.jrxe.memory.Advice;
+import dev.jrxe.memory.OdpCaps;
+import dev.jrxe.verbs.AhAttr;
+import dev.jrxe.verbs.CompletionChannel;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.CqEx;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceAttr;
+import dev.jrxe.verbs.Gid;
+import dev.jrxe.verbs.MemoryRegion;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpAttr;
+import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpEx;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RecvWr;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.Sge;
+import dev.jrxe.verbs.VerbsException;
+import dev.jrxe.verbs.WcFlagsEx;
+import dev.jrxe.verbs.WorkCompletion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.security.SecureRandom;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The SEND ping-pong over one connected QP that ibv_rc_pingpong and ibv_uc_pingpong share (the C
+ * files differ in the QP type, the attributes of the RTR and RTS transitions, and rc_pingpong's
+ * extra options): buffer, CQ and QP setup, the TCP exchange, the transitions, the completion loop
+ * and the result lines. {@link RcPingpongCommand} turns on the RC-only extras (ODP, completion
+ * timestamps, the extended send API) through its options; {@link UcPingpongCommand} has none.
+ */
+abstract class ConnectedPingpongCommand extends PingpongCommand {
+    @Option(names = {"-s", "--size"}, order = 40, defaultValue = "4096",
+        description = "size of message to exchange (default ${DEFAULT-VALUE})")
+    int size;
+
+    @Option(names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
+    int mtu;
+
+    // rc_pingpong's extras, off unless RcPingpongCommand's options turn them on
+    boolean odp;
+    boolean implicitOdp;
+    boolean prefetch;
+    boolean useTs;
+    boolean newSend;
+
+    // the receive-timestamp statistics of -t, as rc_pingpong's struct ts_params
+    private long tsMask;
+    private long tsMax;
+    private long tsMin = 0xffffffffL;
+    private long tsTotal;
+    private long tsPrev;
+    private boolean tsLast;
+    private long tsIters;
+
+    /** {@link QpType#RC} or {@link QpType#UC}. */
+    abstract int qpType();
+
+    @Override
+    boolean optionsInRange() {
+        return super.optionsInRange() && Mtu.fromBytes(mtu) >= 0 && size >= 0;
+    }
+
+    @Override
+    int run(Device dev, Arena arena) throws InterruptedException {
+        int mtuEnum = Mtu.fromBytes(mtu);
+        // page-aligned buffer filled with 0x7b, as the C tools
+        MemorySegment buf = arena.allocate(Math.max(size, 1), PAGE_SIZE);
+        buf.fill((byte) 0x7b);
+        CompletionChannel channel = useEvents ? dev.createCompChannel() : null;
+        ProtectionDomain pd = dev.allocPd();
+        int access = Access.LOCAL_WRITE;
+        if (odp) {
+            DeviceAttr attr = dev.query();
+            int rcMask = OdpCaps.SEND | OdpCaps.RECV;
+            if ((attr.odpGeneralCaps & OdpCaps.ODP_SUPPORT) == 0 || (attr.odpRcCaps & rcMask) != rcMask) {
+                err.println("The device isn't ODP capable or does not support RC send and receive with ODP");
+                return 1;
+            }
+            if (implicitOdp && (attr.odpGeneralCaps & OdpCaps.ODP_SUPPORT_IMPLICIT) == 0) {
+                err.println("The device doesn't support implicit ODP");
+                return 1;
+            }
+            access |= Access.ON_DEMAND;
+        }
+        if (useTs) {
+            tsMask = dev.query().completionTimestampMask;
+            if (tsMask == 0) {
+                err.println("The device isn't completion timestamp capable");
+                return 1;
+            }
+        }
+        MemoryRegion mr;
+        try {
+            mr = implicitOdp ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf, access);
+        } catch (VerbsException e) {
+            err.println("Couldn't register MR");
+            return 1;
+        }
+        if (prefetch) {
+            try {
+                pd.adviseMr(Advice.PREFETCH_WRITE, Advice.FLAG_FLUSH, new Sge(buf.address(), size, mr.lkey()));
+            } catch (VerbsException e) {
+                err.printf("Couldn't prefetch MR(%d). Continue anyway%n", e.errno());
+            }
+        }
+        CompletionQueue cq;
+        try {
+            cq = useTs ? dev.createCqEx(rxDepth + 1, channel, 0, WcFlagsEx.WITH_COMPLETION_TIMESTAMP)
+                : dev.createCq(rxDepth + 1, channel, 0);
+        } catch (VerbsException e) {
+            err.println("Couldn't create CQ");
+            return 1;
+        }
+        QueuePair qp;
+        try {
+            QpInitAttr init = new QpInitAttr(qpType(), cq, cq, new QpCap(1, rxDepth, 1, 1, 0));
+            init.sendOpsFlags = newSend ? SendOps.SEND : 0;
+            qp = pd.createQp(init);
+        } catch (VerbsException e) {
+            err.println("Couldn't create QP");
+            return 1;
+        }
+        boolean useInline = qp.cap().maxInlineData >= size;
+        if (!toInit(qp)) {
+            return 1;
+        }
+
+        RecvWr rwr = new RecvWr(1);
+        rwr.wrId = RECV_WRID;
+        rwr.sge(buf.address(), size, mr.lkey());
+        int routs = postRecvs(qp, rwr, rxDepth);
+        if (routs < rxDepth) {
+            err.printf("Couldn't post receive (%d)%n", routs);
+            return 1;
+        }
+        if (useEvents) {
+            cq.requestNotify(false);
+        }
+        Gid myGid = localGid(dev, "can't read sgid of index %d");
+        if (myGid == null) {
+            return 1;
+        }
+        int lid = localLid(dev);
+        if (lid < 0) {
+            return 1;
+        }
+        Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
+        printLocal(me, ',');
+        AddressExchange oob = AddressExchange.single(err);
+        Dest[] rems = servername != null ? oob.client(servername, port, List.of(me))
+            : oob.server(port, List.of(me), r -> connect(qp, me, r[0], mtuEnum));
+        if (rems == null) {
+            return 1;
+        }
+        Dest rem = rems[0];
+        printRemote(rem);
+        if (servername != null && !connect(qp, me, rem, mtuEnum)) {
+            return 1;
+        }
+
+        SendWr swr = new SendWr(1);
+        swr.wrId = SEND_WRID;
+        swr.opcode = WrOpcode.SEND;
+        swr.sendFlags = SendFlags.SIGNALED | (useInline ? SendFlags.INLINE : 0);
+        swr.sge(buf.address(), size, mr.lkey());
+        PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, 1, routs, null,
+            i -> postSendOrBuild(qp, swr), n -> postRecvs(qp, rwr, n));
+        wcs.expect(0, RECV_WRID);
+        if (servername != null) {
+            if (validate) {
+                for (long i = 0; i < size; i += PAGE_SIZE) {
+                    buf.set(ValueLayout.JAVA_BYTE, i, pageMark(i));
+                }
+            }
+            if (!postSendOrBuild(qp, swr)) {
+                err.println("Couldn't post send");
+                return 1;
+            }
+            wcs.expect(0, RECV_WRID | SEND_WRID);
+        }
+
+        long start = System.nanoTime();
+        WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
+        while (wcs.running()) {
+            if (useEvents && !awaitCqEvent(channel, cq)) {
+                return 1;
+            }
+            if (useTs) {
+                if (!pollWithTimestamps(cq, wcs)) {
+                    return 1;
+                }
+                continue;
+            }
+            int ne;
+            do {
+                ne = cq.poll(wc);
+            } while (!useEvents && ne < 1);
+            for (int i = 0; i < ne; i++) {
+                if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                    if (qpType() == QpType.RC) {
+                        // rc_pingpong reports a second time after its parse_single_wc; uc_pingpong does not
+                        err.printf("parse WC failed %d%n", ne);
+                    }
+                    return 1;
+                }
+            }
+        }
+        long elapsedNanos = System.nanoTime() - start;
+        printResults(size, elapsedNanos);
+        if (useTs && tsIters > 0) {
+            out.printf("Max receive completion clock cycles = %s%n", Long.toUnsignedString(tsMax));
+            out.printf("Min receive completion clock cycles = %s%n", Long.toUnsignedString(tsMin));
+            out.printf("Average receive completion clock cycles = %f%n", (double) tsTotal / tsIters);
+        }
+        if (servername == null && validate) {
+            for (long i = 0; i < size; i += PAGE_SIZE) {
+                if (buf.get(ValueLayout.JAVA_BYTE, i) != pageMark(i)) {
+                    out.printf("invalid data in page %d%n", i / PAGE_SIZE);
+                }
+            }
+        }
+        ackCqEvents(cq);
+        return close(qp, cq, mr, pd, channel);
+    }
+
+    /**
+     * rc_pingpong -t: one completion from start_poll, at most one more from next_poll, each
+     * counted with its receive timestamp; false after printing why the run stops.
+     */
+    private boolean pollWithTimestamps(CompletionQueue cq, PingpongCompletions wcs) {
+        CqEx x = cq.ex();
+        boolean got;
+        do {
+            got = x.startPoll();
+        } while (!useEvents && !got);
+        if (!got) {
+            return true;
+        }
+        boolean ok = completeWithTimestamp(wcs, x);
+        if (ok && x.nextPoll()) {
+            ok = completeWithTimestamp(wcs, x);
+        }
+        x.endPoll();
+        return ok;
+    }
+
+    private boolean completeWithTimestamp(PingpongCompletions wcs, CqEx x) {
+        long wrId = x.wrId();
+        long ts = x.readCompletionTs();
+        if (!wcs.complete(wrId, x.status(), 0)) {
+            return false;
+        }
+        if (wrId == RECV_WRID) {
+            if (tsLast) {
+                // a wrapped clock counts on from the mask
+                long delta = Long.compareUnsigned(ts, tsPrev) >= 0 ? ts - tsPrev : tsMask - tsPrev + ts + 1;
+                tsMax = Long.compareUnsigned(delta, tsMax) > 0 ? delta : tsMax;
+                tsMin = Long.compareUnsigned(delta, tsMin) < 0 ? delta : tsMin;
+                tsTotal += delta;
+                tsIters++;
+            }
+            tsPrev = ts;
+            tsLast = true;
+        }
+        return true;
+    }
+
+    /** pp_close_ctx: QP, CQ, MR, PD, channel. */
+    private int close(QueuePair qp, CompletionQueue cq, MemoryRegion mr, ProtectionDomain pd,
+                      CompletionChannel channel) {
+        return destroyed("destroy QP", qp) && destroyed("destroy CQ", cq) && destroyed("deregister MR", mr)
+            && destroyed("deallocate PD", pd) && destroyed("destroy completion channel", channel) ? 0 : 1;
+    }
+
+    private boolean toInit(QueuePair qp) {
+        QpAttr attr = new QpAttr();
+        attr.qpState = QpState.INIT;
+        attr.pkeyIndex = 0;
+        attr.portNum = ibPort;
+        attr.qpAccessFlags = 0;
+        try {
+            qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+            return true;
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to INIT");
+            return false;
+        }
+    }
+
+    /** pp_post_send: the classic post, or (-N) ibv_wr_start / ibv_wr_send / ibv_wr_set_sge / ibv_wr_complete. */
+    private boolean postSendOrBuild(QueuePair qp, SendWr swr) {
+        if (!newSend) {
+            return postSend(qp, swr);
+        }
+        try {
+            QpEx x = qp.ex();
+            x.start();
+            x.wrId = swr.wrId;
+            x.wrFlags = swr.sendFlags;
+            x.send();
+            x.setSge(swr.sgList[0].lkey, swr.sgList[0].addr, swr.sgList[0].length);
+            x.complete();
+            return true;
+        } catch (VerbsException e) {
+            return false;
+        }
+    }
+
+    /**
+     * pp_connect_ctx: RTR with the peer's QPN, PSN and GID, then RTS with our PSN. RC adds its
+     * READ/atomic resources, RNR timer and retries; UC has none of them, so uc_pingpong leaves
+     * them out of both masks.
+     */
+    private boolean connect(QueuePair qp, Dest me, Dest rem, int mtuEnum) {
+        boolean rc = qpType() == QpType.RC;
+        QpAttr a = new QpAttr();
+        a.qpState = QpState.RTR;
+        a.pathMtu = mtuEnum;
+        a.destQpNum = rem.qpn();
+        a.rqPsn = rem.psn();
+        a.maxDestRdAtomic = 1;
+        a.minRnrTimer = 12;
+        AhAttr ah = new AhAttr();
+        ah.isGlobal = false;
+        ah.dlid = rem.lid();
+        ah.sl = sl;
+        ah.srcPathBits = 0;
+        ah.portNum = ibPort;
+        if (rem.gid().interfaceId() != 0) {
+            ah.isGlobal = true;
+            ah.hopLimit = 1;
+            ah.dgid = rem.gid();
+            ah.sgidIndex = gidx;
+        }
+        a.ahAttr = ah;
+        int rtrMask = QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
+            | QpAttrMask.RQ_PSN;
+        try {
+            qp.modify(a, rc ? rtrMask | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER : rtrMask);
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to RTR");
+            return false;
+        }
+        a.qpState = QpState.RTS;
+        a.timeout = 14;
+        a.retryCnt = 7;
+        a.rnrRetry = 7;
+        a.sqPsn = me.psn();
+        a.maxRdAtomic = 1;
+        int rtsMask = QpAttrMask.STATE | QpAttrMask.SQ_PSN;
+        try {
+            qp.modify(a, rc ? rtsMask | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY
+                | QpAttrMask.MAX_QP_RD_ATOMIC : rtsMask);
+        } catch (VerbsException e) {
+            err.println("Failed to modify QP to RTS");
+            return false;
+        }
+        return true;
+    }
+}

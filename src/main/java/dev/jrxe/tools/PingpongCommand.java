@@ -1,0 +1,319 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.verbs.CompletionChannel;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceConfig;
+import dev.jrxe.verbs.Gid;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RecvWr;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.VerbsException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * What the ibv_*_pingpong tools of rdma-core's libibverbs/examples have in common, as the base of
+ * {@code jrxe rc-pingpong}, {@code uc-pingpong}, {@code ud-pingpong} and {@code srq-pingpong}: the
+ * options all of them have with the same meaning and default, jrxe's device options, the 52-byte
+ * address message, opening the device, the local address, waiting for CQ events and the result
+ * lines. Each tool adds the options that differ ({@code -s}, whose default is not the same
+ * everywhere, {@code -m}, {@code -q}, ...) and its run.
+ *
+ * <p>Deviations from the C tools, all because jrxe is a RoCE-only library device: {@code -g}
+ * defaults to 1 (the IPv4-mapped GID) instead of -1, {@code --ip}/{@code --udp-port} say where the
+ * device lives, the client retries the TCP connect for a few seconds (the server JVM may still be
+ * starting), and waiting for a CQ event with {@code -e} gives up after
+ * {@link #EVENT_TIMEOUT_SECONDS}.
+ */
+abstract class PingpongCommand implements Callable<Integer> {
+    static final int RECV_WRID = 1;
+    static final int SEND_WRID = 2;
+    /** sizeof "0000:000000:000000:00000000000000000000000000000000" in C: 51 characters and the NUL. */
+    static final int MSG_SIZE = 52;
+    /** sizeof "done": four characters and the NUL. */
+    static final int DONE_SIZE = 5;
+    static final int PAGE_SIZE = 4096;
+    static final long EVENT_TIMEOUT_SECONDS = 30;
+
+    @CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "SERVER", description = "server to connect to (client mode)")
+    String servername;
+
+    // the order attributes keep ibv_*_pingpong's option order in --help across base and subclasses
+    @Option(names = {"-p", "--port"}, order = 10, defaultValue = "18515",
+        description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = {"-d", "--ib-dev"}, order = 20, paramLabel = "DEV", defaultValue = "jrxe0",
+        description = "use device DEV (default ${DEFAULT-VALUE})")
+    String ibDev;
+
+    @Option(names = {"-i", "--ib-port"}, order = 30, paramLabel = "PORT", defaultValue = "1",
+        description = "use port PORT of the device (default ${DEFAULT-VALUE})")
+    int ibPort;
+
+    @Option(names = {"-r", "--rx-depth"}, order = 60, paramLabel = "DEP", defaultValue = "500",
+        description = "number of receives to post at a time (default ${DEFAULT-VALUE})")
+    int rxDepth;
+
+    @Option(names = {"-n", "--iters"}, order = 70, defaultValue = "1000",
+        description = "number of exchanges (default ${DEFAULT-VALUE})")
+    int iters;
+
+    @Option(names = {"-l", "--sl"}, order = 80, defaultValue = "0",
+        description = "service level value (default ${DEFAULT-VALUE})")
+    int sl;
+
+    @Option(names = {"-e", "--events"}, order = 90, description = "sleep on CQ events (default poll)")
+    boolean useEvents;
+
+    @Option(names = {"-g", "--gid-idx"}, order = 100, paramLabel = "IDX", defaultValue = "1",
+        description = "local port gid index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID; unlike "
+            + "the ibv_*_pingpong tools' -1, because jrxe is RoCE-only and always needs a GID)")
+    int gidx;
+
+    @Option(names = {"-c", "--chk"}, order = 150, description = "validate received buffer")
+    boolean validate;
+
+    @Option(names = "--ip", order = 200, defaultValue = "127.0.0.1",
+        description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})")
+    String ip;
+
+    @Option(names = "--udp-port", order = 210, defaultValue = "4791",
+        description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
+    int udpPort;
+
+    @Option(names = "--pcap", order = 220, paramLabel = "FILE", description = "write every RoCE packet this "
+        + "device sends and receives to FILE (pcapng, Wireshark decodes it as RoCEv2)")
+    java.nio.file.Path pcap;
+
+    // picocli's standard help options, declared here to keep them last in --help
+    @Option(names = {"-h", "--help"}, order = 900, usageHelp = true, description = "Show this help message and exit.")
+    boolean helpRequested;
+
+    @Option(names = {"-V", "--version"}, order = 910, versionHelp = true,
+        description = "Print version information and exit.")
+    boolean versionRequested;
+
+    PrintWriter out;
+    PrintWriter err;
+    private int numCqEvents;
+
+    /** One side's address (one QP's) as exchanged over TCP. */
+    record Dest(int lid, int qpn, int psn, Gid gid) {
+        /** srq_pingpong's filler for the messages past its QPs: all fields zero. */
+        static final Dest NONE = new Dest(0, 0, 0, new Gid(new byte[16]));
+
+        /** The text the C tools send: "%04x:%06x:%06x:%s" with the GID as 32 hex digits. */
+        String message() {
+            return String.format("%04x:%06x:%06x:%s", lid, qpn, psn, gid.toWireString());
+        }
+
+        /** The 52 bytes on the wire: the message, NUL-padded. */
+        byte[] encode() {
+            byte[] wire = new byte[MSG_SIZE];
+            byte[] b = message().getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(b, 0, wire, 0, Math.min(b.length, MSG_SIZE - 1));
+            return wire;
+        }
+
+        /** Parses what sscanf("%x:%x:%x:%s") reads from the 52 bytes; null if they are not a message. */
+        static Dest decode(byte[] wire) {
+            int n = 0;
+            while (n < wire.length && wire[n] != 0) {
+                n++;
+            }
+            String[] f = new String(wire, 0, n, StandardCharsets.US_ASCII).split(":", 4);
+            try {
+                if (f.length != 4 || f[3].length() < 32) {
+                    return null;
+                }
+                return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
+                    Gid.fromWireString(f[3].substring(0, 32)));
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
+            out = spec.commandLine().getOut();
+            err = spec.commandLine().getErr();
+            try {
+                return validateOptions() ? runOnDevice() : 1;
+            } finally {
+                out.flush();
+                err.flush();
+            }
+        }
+    }
+
+    /** The checks the C tools make while they parse options, then those of option combinations. */
+    private boolean validateOptions() {
+        if (!optionsInRange()) {
+            spec.commandLine().usage(out);
+            return false;
+        }
+        return optionsAgree();
+    }
+
+    /** Values the C tool's getopt loop refuses with its usage text; subclasses add theirs. */
+    boolean optionsInRange() {
+        return port >= 0 && port <= 65535 && ibPort >= 1 && rxDepth >= 1 && iters >= 0;
+    }
+
+    /** Combinations the C tool refuses after parsing, each with its own message; none by default. */
+    boolean optionsAgree() {
+        return true;
+    }
+
+    private int runOnDevice() throws IOException, InterruptedException {
+        Device dev;
+        try {
+            DeviceConfig config = DeviceConfig.of(ibDev, ip).udpPort(udpPort);
+            if (pcap != null) {
+                config.pcap(pcap);
+            }
+            dev = Device.open(config);
+        } catch (RuntimeException e) { // bad address, port in use
+            err.printf("Couldn't get context for %s: %s%n", ibDev, e.getMessage());
+            return 1;
+        }
+        try (dev; Arena arena = Arena.ofShared()) {
+            return run(dev, arena);
+        }
+    }
+
+    /** The tool proper, on the open device; buffers come from {@code arena}. Returns the exit code. */
+    abstract int run(Device dev, Arena arena) throws IOException, InterruptedException;
+
+    /** The GID of {@code -g} (all zeros for a negative index); null after printing {@code failure}. */
+    Gid localGid(Device dev, String failure) {
+        try {
+            return gidx >= 0 ? dev.queryGid(ibPort, gidx) : new Gid(new byte[16]);
+        } catch (VerbsException e) {
+            err.printf(failure + "%n", gidx);
+            return null;
+        }
+    }
+
+    /** The port's LID (0 on RoCE); -1 after printing the C tools' message. */
+    int localLid(Device dev) {
+        try {
+            return dev.queryPort(ibPort).lid;
+        } catch (VerbsException e) {
+            err.println("Couldn't get port info");
+            return -1;
+        }
+    }
+
+    /** The local address line; ud_pingpong puts a colon before "GID" where the others put a comma. */
+    void printLocal(Dest d, char beforeGid) {
+        out.printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x%c GID %s%n", d.lid(), d.qpn(), d.psn(),
+            beforeGid, DevinfoCommand.ntop(d.gid()));
+    }
+
+    void printRemote(Dest d) {
+        out.printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s%n", d.lid(), d.qpn(), d.psn(),
+            DevinfoCommand.ntop(d.gid()));
+    }
+
+    /**
+     * With {@code -e}: waits for {@code cq}'s next event and re-arms it, as the C tools' loops do;
+     * false after printing why not.
+     */
+    boolean awaitCqEvent(CompletionChannel channel, CompletionQueue cq) throws InterruptedException {
+        CompletionQueue ev = channel.getEvent(EVENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        if (ev == null) {
+            err.println("Failed to get cq_event");
+            return false;
+        }
+        ++numCqEvents;
+        if (ev != cq) {
+            err.printf("CQ event for unknown CQ %s%n", ev);
+            return false;
+        }
+        cq.requestNotify(false);
+        return true;
+    }
+
+    /** ibv_ack_cq_events for every event {@link #awaitCqEvent} took. */
+    void ackCqEvents(CompletionQueue cq) {
+        if (numCqEvents > 0) {
+            cq.ackEvents(numCqEvents);
+        }
+    }
+
+    /** pp_post_recv: posts {@code wr} {@code n} times; returns how many went in (it stops at the first failure). */
+    static int postRecvs(QueuePair qp, RecvWr wr, int n) {
+        int i = 0;
+        try {
+            for (; i < n; i++) {
+                qp.postRecv(wr);
+            }
+        } catch (VerbsException e) {
+            return i;
+        }
+        return i;
+    }
+
+    /** pp_post_send's classic post; false when it failed (the caller prints "Couldn't post send"). */
+    static boolean postSend(QueuePair qp, SendWr wr) {
+        try {
+            qp.postSend(wr);
+            return true;
+        } catch (VerbsException e) {
+            return false;
+        }
+    }
+
+    /**
+     * One step of pp_close_ctx: destroys {@code resource} (nothing when null); false after printing
+     * "Couldn't {@code step}", where the C tools stop tearing down.
+     */
+    boolean destroyed(String step, AutoCloseable resource) {
+        if (resource == null) {
+            return true;
+        }
+        try {
+            resource.close();
+            return true;
+        } catch (VerbsException e) {
+            err.printf("Couldn't %s%n", step);
+            return false;
+        } catch (Exception e) {
+            throw new IllegalStateException("jrxe resources fail only with VerbsException", e);
+        }
+    }
+
+    /**
+     * The byte the C tools put at the start of each page with {@code -c}: {@code i / page_size %
+     * sizeof(char)}, which is always 0; the check is only as strong as theirs.
+     */
+    static byte pageMark(long offset) {
+        return (byte) (offset / PAGE_SIZE % 1);
+    }
+
+    /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */
+    void printResults(int size, long elapsedNanos) {
+        double usec = elapsedNanos / 1e3;
+        long bytes = (long) size * iters * 2;
+        out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1e6, bytes * 8.0 / usec);
+        out.printf("%d iters in %.2f seconds = %.2f usec/iter%n", iters, usec / 1e6, usec / iters);
+    }
+}

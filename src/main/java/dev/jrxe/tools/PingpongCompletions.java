@@ -1,0 +1,117 @@
+package dev.jrxe.tools;
+
+import static dev.jrxe.tools.PingpongCommand.RECV_WRID;
+import static dev.jrxe.tools.PingpongCommand.SEND_WRID;
+
+import dev.jrxe.ib.WcStatus;
+import java.io.PrintWriter;
+
+/**
+ * What the ibv_*_pingpong tools do with each work completion (rc_pingpong's parse_single_wc, the
+ * same loop body in the others): count sends and receives, refill the receive queue when it runs
+ * low, and post a QP's next send once both its last send and a receive on it completed. The run
+ * ends when both counts reach the iterations; srq_pingpong counts over all its QPs together.
+ */
+final class PingpongCompletions {
+    /** Posts the next send on the QP at {@code qpIndex}; false when the post failed. */
+    interface Sender {
+        boolean post(int qpIndex);
+    }
+
+    /** Posts up to {@code n} receives and returns how many it posted (it stops at the first failure). */
+    interface Receiver {
+        int post(int n);
+    }
+
+    private final PrintWriter err;
+    private final int iters;
+    private final int rxDepth;
+    private final int refillAt;
+    private final int[] qpNums;
+    private final int[] pending;
+    private final Sender sender;
+    private final Receiver receiver;
+    private int routs;
+    private int rcnt;
+    private int scnt;
+
+    /**
+     * @param routs    receives posted before the run
+     * @param refillAt refill once this few receives are left: 1, srq_pingpong's number of QPs
+     * @param qpNums   the QPs by index, to match completions with (srq_pingpong's find_qp); null
+     *                 for one QP, whose completions the tools do not match
+     */
+    PingpongCompletions(PrintWriter err, int iters, int rxDepth, int refillAt, int routs, int[] qpNums,
+                        Sender sender, Receiver receiver) {
+        this.err = err;
+        this.iters = iters;
+        this.rxDepth = rxDepth;
+        this.refillAt = refillAt;
+        this.routs = routs;
+        this.qpNums = qpNums;
+        this.pending = new int[qpNums == null ? 1 : qpNums.length];
+        this.sender = sender;
+        this.receiver = receiver;
+    }
+
+    /** What the QP at {@code qpIndex} waits for before its next send ({@code RECV_WRID | SEND_WRID} bits). */
+    void expect(int qpIndex, int wrIds) {
+        pending[qpIndex] = wrIds;
+    }
+
+    /** True until both sends and receives reached the iterations. */
+    boolean running() {
+        return rcnt < iters || scnt < iters;
+    }
+
+    /** Counts one completion of QP {@code qpNum}; false after printing why the tool stops. */
+    boolean complete(long wrId, int status, int qpNum) {
+        if (status != WcStatus.SUCCESS) {
+            err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(status), status, (int) wrId);
+            return false;
+        }
+        int qp = qpIndex(qpNum);
+        if (qp < 0) {
+            err.printf("Couldn't find QPN %06x%n", qpNum);
+            return false;
+        }
+        switch ((int) wrId) {
+            case SEND_WRID -> ++scnt;
+            case RECV_WRID -> {
+                if (--routs <= refillAt) {
+                    routs += receiver.post(rxDepth - routs);
+                    if (routs < rxDepth) {
+                        err.printf("Couldn't post receive (%d)%n", routs);
+                        return false;
+                    }
+                }
+                ++rcnt;
+            }
+            default -> {
+                err.printf("Completion for unknown wr_id %d%n", (int) wrId);
+                return false;
+            }
+        }
+        pending[qp] &= ~(int) wrId;
+        if (scnt < iters && pending[qp] == 0) {
+            if (!sender.post(qp)) {
+                err.println("Couldn't post send");
+                return false;
+            }
+            pending[qp] = RECV_WRID | SEND_WRID;
+        }
+        return true;
+    }
+
+    private int qpIndex(int qpNum) {
+        if (qpNums == null) {
+            return 0;
+        }
+        for (int i = 0; i < qpNums.length; i++) {
+            if (qpNums[i] == qpNum) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
