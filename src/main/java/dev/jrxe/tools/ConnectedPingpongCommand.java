@@ -32,7 +32,6 @@ import dev.jrxe.verbs.WcFlagsEx;
 import dev.jrxe.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -184,9 +183,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
-                for (long i = 0; i < size; i += PAGE_SIZE) {
-                    buf.set(ValueLayout.JAVA_BYTE, i, pageMark(i));
-                }
+                markPages(buf, 0, size);
             }
             if (!postSendOrBuild(qp, swr)) {
                 err.println("Couldn't post send");
@@ -229,11 +226,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             out.printf("Average receive completion clock cycles = %f%n", (double) tsTotal / tsIters);
         }
         if (servername == null && validate) {
-            for (long i = 0; i < size; i += PAGE_SIZE) {
-                if (buf.get(ValueLayout.JAVA_BYTE, i) != pageMark(i)) {
-                    out.printf("invalid data in page %d%n", i / PAGE_SIZE);
-                }
-            }
+            checkPages(buf, 0, size);
         }
         ackCqEvents(cq);
         return close(qp, cq, mr, pd, channel);

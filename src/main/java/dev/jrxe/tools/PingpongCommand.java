@@ -309,6 +309,44 @@ abstract class PingpongCommand implements Callable<Integer> {
         return (byte) (offset / PAGE_SIZE % 1);
     }
 
+    /** {@code -c} on the client: the page marks, in the {@code size} bytes at {@code offset} of {@code buf}. */
+    static void markPages(java.lang.foreign.MemorySegment buf, long offset, int size) {
+        for (long i = 0; i < size; i += PAGE_SIZE) {
+            buf.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, pageMark(i));
+        }
+    }
+
+    /** {@code -c} on the server, after the run: "invalid data in page N" for each page mark missing. */
+    void checkPages(java.lang.foreign.MemorySegment buf, long offset, int size) {
+        for (long i = 0; i < size; i += PAGE_SIZE) {
+            if (buf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i) != pageMark(i)) {
+                out.printf("invalid data in page %d%n", i / PAGE_SIZE);
+            }
+        }
+    }
+
+    /**
+     * One round of the measured loop: waits for a CQ event (with {@code -e}), polls (until it has
+     * something, when polling), and hands each completion to {@code wcs}. False when the run must
+     * end in failure (the message is printed).
+     */
+    boolean pollRound(CompletionChannel channel, CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc,
+                      PingpongCompletions wcs) throws InterruptedException {
+        if (useEvents && !awaitCqEvent(channel, cq)) {
+            return false;
+        }
+        int ne;
+        do {
+            ne = cq.poll(wc);
+        } while (!useEvents && ne < 1);
+        for (int i = 0; i < ne; i++) {
+            if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */
     void printResults(int size, long elapsedNanos) {
         double usec = elapsedNanos / 1e3;

@@ -27,7 +27,6 @@ import dev.jrxe.verbs.VerbsException;
 import dev.jrxe.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
@@ -196,9 +195,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
             i -> postSend(qps[i], swr), n -> postSrqRecvs(srq, rwr, n));
         if (servername != null) {
             if (validate) {
-                for (long i = 0; i < size; i += PAGE_SIZE) {
-                    buf.set(ValueLayout.JAVA_BYTE, i, pageMark(i));
-                }
+                markPages(buf, 0, size);
             }
             // the client pings on every QP at once
             for (int i = 0; i < numQp; i++) {
@@ -220,26 +217,13 @@ public final class SrqPingpongCommand extends PingpongCommand {
             wc[i] = new WorkCompletion();
         }
         while (wcs.running()) {
-            if (useEvents && !awaitCqEvent(channel, cq)) {
+            if (!pollRound(channel, cq, wc, wcs)) {
                 return 1;
-            }
-            int ne;
-            do {
-                ne = cq.poll(wc);
-            } while (!useEvents && ne < 1);
-            for (int i = 0; i < ne; i++) {
-                if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    return 1;
-                }
             }
         }
         printResults(size, System.nanoTime() - start);
         if (servername == null && validate) {
-            for (long i = 0; i < size; i += PAGE_SIZE) {
-                if (buf.get(ValueLayout.JAVA_BYTE, i) != pageMark(i)) {
-                    out.printf("invalid data in page %d%n", i / PAGE_SIZE);
-                }
-            }
+            checkPages(buf, 0, size);
         }
         ackCqEvents(cq);
         return close(qps, srq, cq, mr, pd, channel);

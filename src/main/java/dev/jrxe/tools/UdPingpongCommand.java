@@ -25,7 +25,6 @@ import dev.jrxe.verbs.VerbsException;
 import dev.jrxe.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -154,9 +153,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
-                for (long i = 0; i < size; i += PAGE_SIZE) {
-                    buf.set(ValueLayout.JAVA_BYTE, i + GRH_SIZE, pageMark(i));
-                }
+                markPages(buf, GRH_SIZE, size);
             }
             if (!postSend(qp, swr)) {
                 err.println("Couldn't post send");
@@ -168,27 +165,13 @@ public final class UdPingpongCommand extends PingpongCommand {
         long start = System.nanoTime();
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
         while (wcs.running()) {
-            if (useEvents && !awaitCqEvent(channel, cq)) {
+            if (!pollRound(channel, cq, wc, wcs)) {
                 return 1;
-            }
-            int ne;
-            do {
-                ne = cq.poll(wc);
-            } while (!useEvents && ne < 1);
-            for (int i = 0; i < ne; i++) {
-                if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    return 1;
-                }
             }
         }
         printResults(size, System.nanoTime() - start);
         if (servername == null && validate) {
-            // the payload of the last receive follows its GRH area
-            for (long i = 0; i < size; i += PAGE_SIZE) {
-                if (buf.get(ValueLayout.JAVA_BYTE, i + GRH_SIZE) != pageMark(i)) {
-                    out.printf("invalid data in page %d%n", i / PAGE_SIZE);
-                }
-            }
+            checkPages(buf, GRH_SIZE, size); // the payload of the last receive follows its GRH area
         }
         ackCqEvents(cq);
         return close(qp, cq, mr, pd, channel);
