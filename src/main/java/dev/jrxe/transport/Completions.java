@@ -49,6 +49,20 @@ final class Completions {
     /** Completes a receive WQE that the responder has taken off its queue. */
     static void recv(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int invRkey,
                      boolean solicited) {
+        post(qp, wqe, status, opcode, byteLen, flags, imm, invRkey, qp.destQpn, solicited);
+    }
+
+    /**
+     * Completes a UD receive WQE: {@code srcQp} is the sender's QPN from the DETH (a UD QP has no
+     * connected peer), {@code byteLen} counts the 40-byte GRH area.
+     */
+    static void recvDatagram(Qp qp, RecvWqe wqe, int status, long byteLen, int flags, int imm, int srcQp,
+                             boolean solicited) {
+        post(qp, wqe, status, WcOpcode.RECV, byteLen, flags, imm, 0, srcQp, solicited);
+    }
+
+    private static void post(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm,
+                             int invRkey, int srcQp, boolean solicited) {
         Cqe e = qp.recvCq.claim();
         if (e == null) {
             if (qp.state != dev.jrxe.ib.QpState.ERR) {
@@ -61,7 +75,7 @@ final class Completions {
         e.opcode = opcode;
         e.qpNum = qp.qpn;
         e.timestamp = qp.engine.now;
-        e.srcQp = qp.destQpn;
+        e.srcQp = srcQp;
         e.byteLen = (int) byteLen;
         e.wcFlags = flags;
         e.immData = imm;
@@ -70,28 +84,17 @@ final class Completions {
     }
 
     /**
-     * Completes a UD receive WQE: {@code srcQp} is the sender's QPN from the DETH (a UD QP has no
-     * connected peer), {@code byteLen} counts the 40-byte GRH area.
+     * A requester's first step: in ERR, whatever was posted since (work requests are accepted in
+     * ERR, to be flushed) completes with WR_FLUSH_ERR. Returns whether the QP is in ERR.
      */
-    static void recvDatagram(Qp qp, RecvWqe wqe, int status, long byteLen, int flags, int imm, int srcQp,
-                             boolean solicited) {
-        Cqe e = qp.recvCq.claim();
-        if (e == null) {
-            if (qp.state != dev.jrxe.ib.QpState.ERR) {
-                qp.engine.fatal(qp);
-            }
-            return;
+    static boolean flushIfInError(Qp qp) {
+        if (qp.state != dev.jrxe.ib.QpState.ERR) {
+            return false;
         }
-        e.wrId = wqe.wrId;
-        e.status = status;
-        e.opcode = WcOpcode.RECV;
-        e.qpNum = qp.qpn;
-        e.timestamp = qp.engine.now;
-        e.srcQp = srcQp;
-        e.byteLen = (int) byteLen;
-        e.wcFlags = flags;
-        e.immData = imm;
-        qp.recvCq.commit(solicited || status != WcStatus.SUCCESS);
+        if (qp.sq.outstanding() > 0 || (qp.rq != null && qp.rq.depth() > 0)) {
+            flushAll(qp);
+        }
+        return true;
     }
 
     /** QP went to ERR: every outstanding send and own-receive WQE completes with WR_FLUSH_ERR. */

@@ -23,13 +23,10 @@ final class UcRequester {
 
     /** Sends what the QP may send now; returns packets sent. */
     int run(Qp qp) {
-        int state = qp.state;
-        if (state == QpState.ERR) {
-            if (qp.sq.outstanding() > 0 || (qp.rq != null && qp.rq.depth() > 0)) {
-                Completions.flushAll(qp);
-            }
+        if (Completions.flushIfInError(qp)) {
             return 0;
         }
+        int state = qp.state;
         boolean draining = state == QpState.SQD;
         if ((state != QpState.RTS && !draining) || qp.requesterHalted) {
             return 0;

@@ -31,13 +31,10 @@ final class UdRequester {
 
     /** Sends what the QP may send now; returns packets sent. */
     int run(Qp qp) {
-        int state = qp.state;
-        if (state == QpState.ERR) {
-            if (qp.sq.outstanding() > 0 || (qp.rq != null && qp.rq.depth() > 0)) {
-                Completions.flushAll(qp);
-            }
+        if (Completions.flushIfInError(qp)) {
             return 0;
         }
+        int state = qp.state;
         if (state != QpState.RTS || qp.requesterHalted) {
             return 0; // in SQD nothing is under way: a datagram is sent whole or not started
         }
