@@ -22,6 +22,10 @@ public final class Errno {
     public static final int ENOTSUP = EOPNOTSUPP;
     public static final int EPROTONOSUPPORT = 93;
     public static final int EADDRINUSE = 98;
+    public static final int EADDRNOTAVAIL = 99;
+    public static final int ECONNREFUSED = 111;
+    public static final int EISCONN = 106;
+    public static final int ENOTCONN = 107;
 
     private Errno() {
     }
@@ -48,6 +52,10 @@ public final class Errno {
             case EOPNOTSUPP -> "EOPNOTSUPP";
             case EPROTONOSUPPORT -> "EPROTONOSUPPORT";
             case EADDRINUSE -> "EADDRINUSE";
+            case EADDRNOTAVAIL -> "EADDRNOTAVAIL";
+            case ECONNREFUSED -> "ECONNREFUSED";
+            case EISCONN -> "EISCONN";
+            case ENOTCONN -> "ENOTCONN";
             default -> "errno " + errno;
         };
     }

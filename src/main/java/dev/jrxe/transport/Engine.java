@@ -148,9 +148,23 @@ public final class Engine implements PacketSink, AutoCloseable {
         return numbers.qpn(slot);
     }
 
-    /** Makes a QP reachable by its number. */
+    /** The GSI QP (QPN 1), or null. */
+    private volatile Qp gsi;
+
+    /** Whether the device has its QP1. */
+    public boolean hasGsi() {
+        return gsi != null;
+    }
+
+    /** Makes a QP reachable by its number; a second QP1 fails with IllegalStateException. */
     public void register(Qp qp) {
         synchronized (tableLock) {
+            if (qp.qpn == Qp.GSI_QPN) {
+                if (gsi != null) {
+                    throw new IllegalStateException("the device has its QP1 already");
+                }
+                gsi = qp;
+            }
             Qp[] t = qpTable;
             if (qp.slot >= t.length) {
                 Qp[] bigger = new Qp[Math.max(t.length * 2, qp.slot + 1)];
@@ -175,6 +189,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     public void unregister(Qp qp) {
         sendOwedAck(qp);
         synchronized (tableLock) {
+            if (gsi == qp) {
+                gsi = null;
+            }
             Qp[] t = qpTable;
             if (qp.slot < t.length && t[qp.slot] == qp) {
                 t[qp.slot] = null;
@@ -194,6 +211,9 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** The QP with this number, or null. */
     Qp qp(int qpn) {
+        if (qpn == Qp.GSI_QPN) {
+            return gsi;
+        }
         int slot = numbers.slot(qpn);
         Qp[] t = qpTable;
         Qp qp = slot >= 0 && slot < t.length ? t[slot] : null;

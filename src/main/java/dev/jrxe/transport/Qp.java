@@ -11,6 +11,10 @@ import java.lang.foreign.Arena;
  */
 public final class Qp {
     public final int qpn;
+    /** QP1's number. */
+    public static final int GSI_QPN = 1;
+    /** The UDP source port of QP1 in rxe (the captures: 55410). */
+    public static final int GSI_SOURCE_PORT = 0xD872;
     /**
      * Unique in the process for this QP's lifetime, unlike its QPN (reused after destruction): what
      * a type 2 memory window is bound to, so that no later QP with the same number can use it.
@@ -103,9 +107,19 @@ public final class Qp {
     /** A QP of {@code engine} with a QPN it allocates now (see {@link Engine#register}). */
     public Qp(Engine engine, int type, int pdHandle, SendQueue sq, RecvQueue rq, RecvQueue srq,
               CompletionRing sendCq, CompletionRing recvCq, boolean sqSigAll, Arena arena) {
+        this(engine, type, pdHandle, sq, rq, srq, sendCq, recvCq, sqSigAll, arena, false);
+    }
+
+    /**
+     * {@code gsi}: the device's QP1, the General Services Interface that MADs (the connection
+     * manager's) go to: a UD QP with QPN 1, the GSI Q_Key 0x80010000 and rxe's UDP source port
+     * 55410. At most one per engine ({@link Engine#register}).
+     */
+    public Qp(Engine engine, int type, int pdHandle, SendQueue sq, RecvQueue rq, RecvQueue srq,
+              CompletionRing sendCq, CompletionRing recvCq, boolean sqSigAll, Arena arena, boolean gsi) {
         this.engine = engine;
         this.slot = engine.allocateSlot();
-        this.qpn = engine.qpnOf(slot);
+        this.qpn = gsi ? GSI_QPN : engine.qpnOf(slot);
         this.type = type;
         this.transport = engine.transportFor(type);
         this.pdHandle = pdHandle;

@@ -186,7 +186,8 @@ public final class Device implements AutoCloseable {
         return d;
     }
 
-    private long nodeGuid() {
+    /** The node GUID (EUI-64 of the made-up MAC), as {@code ibv_query_device} reports it. */
+    public long nodeGuid() {
         // EUI-64 of the device's made-up MAC 02:00:a:b:c:d, as rxe derives it from the netdev
         byte[] g = Gid.linkLocal(addr).raw();
         long v = 0;

@@ -96,6 +96,28 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
+     * The device's QP1 (the GSI QP): a UD QP with QPN 1 and the GSI Q_Key 0x80010000, where
+     * management datagrams (the connection manager's CM MADs) arrive and leave from UDP port 55410,
+     * as rxe's. libibverbs has no such verb (the kernel owns QP1); jrxe's connection manager
+     * ({@code dev.jrxe.cm}) creates it. Walk it to RTS with {@link UdSetup} (the Q_Key given there
+     * is ignored: QP1 always uses the GSI one).
+     *
+     * @throws VerbsException EBUSY when the device has its QP1 already; EINVAL unless {@code attr} is UD
+     */
+    public QueuePair createGsiQp(QpInitAttr attr) {
+        device.ensureOpen();
+        if (attr.qpType != dev.jrxe.ib.QpType.UD) {
+            throw VerbsException.einval("QP1 is a UD QP");
+        }
+        synchronized (device) {
+            if (device.engine().hasGsi()) {
+                throw new VerbsException(dev.jrxe.sys.Errno.EBUSY, "the device has its QP1 already");
+            }
+            return new QueuePair(this, attr, true);
+        }
+    }
+
+    /**
      * {@code ibv_create_ah}: EINVAL for attributes RoCEv2 cannot use (see {@link AddressHandle}),
      * ENOMEM past the device's {@code max_ah}.
      */

@@ -23,6 +23,8 @@ import java.lang.foreign.Arena;
  * {@link #postSend} / {@link #postRecv} copy work requests into the queues without allocating.
  */
 public final class QueuePair implements AutoCloseable {
+    /** QP1's Q_Key (IBTA 13.4.6.2). */
+    static final int GSI_QKEY = 0x80010000;
     private static final int QP_ACCESS_SUPPORTED =
         Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC | Access.MW_BIND
             | Access.FLUSH_GLOBAL | Access.FLUSH_PERSISTENT;
@@ -43,9 +45,17 @@ public final class QueuePair implements AutoCloseable {
     private boolean closed;
     private final QpEx ex;
     private final SharedReceiveQueue srq;
+    /** The device's QP1: its Q_Key is the GSI one whatever a modify says. */
+    private final boolean gsi;
 
     QueuePair(ProtectionDomain pd, QpInitAttr init) {
+        this(pd, init, false);
+    }
+
+    /** {@code gsi}: the device's QP1 (see {@link ProtectionDomain#createGsiQp}). */
+    QueuePair(ProtectionDomain pd, QpInitAttr init, boolean gsi) {
         this.pd = pd;
+        this.gsi = gsi;
         this.device = pd.device();
         this.type = init.qpType;
         if (type != QpType.RC && type != QpType.UC && type != QpType.UD) {
@@ -98,13 +108,17 @@ public final class QueuePair implements AutoCloseable {
         RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
         this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
             sendCq.ring(), recvCq.ring(),
-            init.sqSigAll, arena);
+            init.sqSigAll, arena, gsi);
         if (type == QpType.UD) {
             // a UD QP has no path: messages go at the port's MTU, from rxe's per-QP source port,
             // to the device UDP port of whoever the address handle names
             qp.pathMtu = Mtu.bytes(device.activeMtu());
             qp.srcPort = QpControl.udSourcePort(qp.qpn);
             qp.destPort = device.udpPort();
+            if (gsi) {
+                qp.srcPort = Qp.GSI_SOURCE_PORT;
+                qp.qkey = GSI_QKEY;
+            }
         }
         this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
@@ -188,7 +202,7 @@ public final class QueuePair implements AutoCloseable {
         if ((mask & QpAttrMask.PKEY_INDEX) != 0 && a.pkeyIndex != 0) {
             throw VerbsException.einval("pkey_index " + a.pkeyIndex + " out of the P_Key table");
         }
-        if ((mask & QpAttrMask.QKEY) != 0 && a.qkey < 0 && !device.config().privilegedQkey()) {
+        if ((mask & QpAttrMask.QKEY) != 0 && a.qkey < 0 && !gsi && !device.config().privilegedQkey()) {
             // the kernel's rule (ib_uverbs modify_qp): a controlled Q_Key (high bit set) needs
             // CAP_NET_RAW or the rdma "privileged-qkey" setting; here DeviceConfig.privilegedQkey
             throw new VerbsException(Errno.EPERM, "Q_Key 0x" + Integer.toHexString(a.qkey)
@@ -248,7 +262,7 @@ public final class QueuePair implements AutoCloseable {
         if ((mask & QpAttrMask.PORT) != 0) {
             qp.port = a.portNum;
         }
-        if ((mask & QpAttrMask.QKEY) != 0) {
+        if ((mask & QpAttrMask.QKEY) != 0 && !gsi) {
             qp.qkey = a.qkey;
         }
         if ((mask & QpAttrMask.AV) != 0) {

@@ -1,0 +1,465 @@
+package dev.jrxe.cm;
+
+import dev.jrxe.ib.QpAttrMask;
+import dev.jrxe.ib.QpState;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.memory.Access;
+import dev.jrxe.sys.Errno;
+import dev.jrxe.verbs.AhAttr;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.Gid;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpAttr;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.VerbsException;
+
+/**
+ * {@code struct rdma_cm_id}: one end of an rdma_cm connection, or a listener. The calls follow
+ * librdmacm's, so a C rdma_cm program ports line for line: {@link #create} ({@code rdma_create_id}
+ * on a device), {@link #bindAddr}, {@link #resolveAddr} and {@link #resolveRoute} (immediate:
+ * jrxe devices are IP endpoints, no ARP or path query), {@link #createQp} (an RC QP, moved to
+ * INIT), {@link #connect}, {@link #listen}, {@link #accept}, {@link #reject}, {@link #disconnect},
+ * {@link #close} ({@code rdma_destroy_id}, and the QP {@code createQp} made). Events arrive on the
+ * id's {@link EventChannel}. The wire is the IB CM's, over the device's QP1, so a Linux rdma_cm
+ * peer (rping, perftest -R) talks to it.
+ */
+public final class CmId implements AutoCloseable {
+    static final int IDLE = 0;
+    static final int ADDR_BOUND = 1;
+    static final int ADDR_RESOLVED = 2;
+    static final int ROUTE_RESOLVED = 3;
+    static final int LISTEN = 4;
+    static final int REQ_SENT = 5;
+    static final int REQ_RCVD = 6;
+    static final int REP_SENT = 7;
+    static final int ESTABLISHED = 8;
+    static final int DREQ_SENT = 9;
+    static final int DREQ_RCVD = 10;
+    static final int TIMEWAIT = 11;
+    static final int CLOSED = 12;
+    private static final String[] STATES = {"IDLE", "ADDR_BOUND", "ADDR_RESOLVED", "ROUTE_RESOLVED", "LISTEN",
+        "REQ_SENT", "REQ_RCVD", "REP_SENT", "ESTABLISHED", "DREQ_SENT", "DREQ_RCVD", "TIMEWAIT", "CLOSED"};
+
+    final CmAgent agent;
+    final EventChannel channel;
+    final Device device;
+    final int portSpace;
+    /** The listener a passive id came to, or null. */
+    final CmId listener;
+
+    // ---- addresses (IPv4, big-endian ints) and ports
+    int localAddr;
+    int localPort;
+    int remoteAddr;
+    int remotePort;
+
+    QueuePair qp;
+    private boolean ownQp;
+
+    // ---- connection (holding the agent)
+    int state;
+    int localCommId;
+    int remoteCommId;
+    long tid;
+    int remoteQpn;
+    /** The PSN this side advertises: what it expects to receive (its rq_psn). */
+    int localPsn;
+    /** The PSN the peer advertised: what this side sends from (its sq_psn). */
+    int remotePsn;
+    int responderResources;
+    int initiatorDepth;
+    int retryCount = 7;
+    int rnrRetry = 7;
+    int mtuEnum = dev.jrxe.ib.Mtu.MTU_1024;
+    /** The peer's Local CM Response Timeout and Max CM Retries (passive: from the REQ). */
+    int peerResponseTimeout = 20;
+    int peerMaxRetries = 15;
+    /** Passive: the REQ's responder resources and initiator depth. */
+    int peerResponderResources;
+    int peerInitiatorDepth;
+    /** Active: the RTU sent, again for a duplicate REP. */
+    Mad rtu;
+    byte[] pendingPrivateData;
+
+    // ---- options: Linux rdma_cm's defaults
+    int responseTimeout = 20;
+    int maxCmRetries = 15;
+    int packetLifeTime = 16;
+
+    // ---- the MAD to retransmit
+    Mad pending;
+    long deadline;
+    long timeoutNanos;
+    int retriesLeft;
+
+    private CmId(Device device, EventChannel channel, int portSpace, CmId listener) {
+        this.device = device;
+        this.channel = channel;
+        this.portSpace = portSpace;
+        this.listener = listener;
+        this.localAddr = device.address();
+        // a passive id is made by the agent's thread, holding the agent: it joins directly
+        this.agent = listener == null ? CmAgent.join(device, this) : listener.agent.adopt(this);
+    }
+
+    /**
+     * {@code rdma_create_id} on {@code device}: events go to {@code channel}; {@code portSpace}
+     * {@link ServiceIds#PS_TCP} for RC (what rping and perftest use).
+     */
+    public static CmId create(EventChannel channel, Device device, int portSpace) {
+        if (portSpace != ServiceIds.PS_TCP) {
+            throw new VerbsException(Errno.EPROTONOSUPPORT, "port space 0x" + Integer.toHexString(portSpace)
+                + ": jrxe's CM connects RC QPs (RDMA_PS_TCP)");
+        }
+        return new CmId(device, channel, portSpace, null);
+    }
+
+    /** A passive id for a REQ that came to {@code listener}. Holding the agent. */
+    static CmId passive(CmId listener) {
+        return new CmId(listener.device, listener.channel, listener.portSpace, listener);
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    /** The QP {@link #createQp} made, or null. */
+    public QueuePair qp() {
+        return qp;
+    }
+
+    public int localAddress() {
+        return localAddr;
+    }
+
+    public int localPort() {
+        return localPort;
+    }
+
+    public int remoteAddress() {
+        return remoteAddr;
+    }
+
+    public int remotePort() {
+        return remotePort;
+    }
+
+    /** The connection's state as the CM sees it (for diagnostics). */
+    public String stateName() {
+        synchronized (agent) {
+            return STATES[state];
+        }
+    }
+
+    /**
+     * {@code rdma_set_option}-like: the CM response timeout (4.096 µs × 2^x, Linux rdma_cm: 20 ≈ 4 s)
+     * and retries (15) of the MADs this id sends, and the packet life time the REQ timeout counts
+     * twice (16). Smaller values make a dead peer known sooner.
+     */
+    public CmId timeouts(int cmResponseTimeout, int cmRetries, int packetLifeTime) {
+        if (cmResponseTimeout < 0 || cmResponseTimeout > 31 || cmRetries < 0 || cmRetries > 15
+            || packetLifeTime < 0 || packetLifeTime > 31) {
+            throw einval("CM timeout 0..31, retries 0..15, packet life time 0..31");
+        }
+        synchronized (agent) {
+            this.responseTimeout = cmResponseTimeout;
+            this.maxCmRetries = cmRetries;
+            this.packetLifeTime = packetLifeTime;
+        }
+        return this;
+    }
+
+    /** {@code rdma_bind_addr}: {@code addr} 0 (any) or the device's; {@code port} 0 picks one. */
+    public void bindAddr(int addr, int port) {
+        if (addr != 0 && addr != device.address()) {
+            throw new VerbsException(Errno.EADDRNOTAVAIL, "the device is at " + dev.jrxe.net.Links.formatAddress(
+                device.address()) + ", not " + dev.jrxe.net.Links.formatAddress(addr));
+        }
+        if (port < 0 || port > 0xFFFF) {
+            throw einval("port " + port);
+        }
+        synchronized (agent) {
+            requireState(IDLE, "bind");
+            localPort = port == 0 ? ephemeralPort() : port;
+            state = ADDR_BOUND;
+        }
+    }
+
+    /**
+     * {@code rdma_resolve_addr}: the peer's address and port; ADDR_RESOLVED follows on the channel.
+     * {@code src} 0 or the device's address.
+     */
+    public void resolveAddr(int src, int dst, int dstPort, int timeoutMs) {
+        if (src != 0 && src != device.address()) {
+            throw new VerbsException(Errno.EADDRNOTAVAIL, "no device at the source address");
+        }
+        if (dst == 0 || dstPort <= 0 || dstPort > 0xFFFF) {
+            throw einval("destination address and port");
+        }
+        synchronized (agent) {
+            if (state != IDLE && state != ADDR_BOUND) {
+                throw einval("resolve_addr in state " + STATES[state]);
+            }
+            if (localPort == 0) {
+                localPort = ephemeralPort();
+            }
+            remoteAddr = dst;
+            remotePort = dstPort;
+            state = ADDR_RESOLVED;
+            event(CmEventType.ADDR_RESOLVED, 0, null, null);
+        }
+    }
+
+    /** {@code rdma_resolve_route}: ROUTE_RESOLVED follows (RoCEv2 over IPv4: the route is the address). */
+    public void resolveRoute(int timeoutMs) {
+        synchronized (agent) {
+            requireState(ADDR_RESOLVED, "resolve_route");
+            state = ROUTE_RESOLVED;
+            event(CmEventType.ROUTE_RESOLVED, 0, null, null);
+        }
+    }
+
+    /**
+     * {@code rdma_create_qp}: an RC QP on {@code pd} for this id, moved to INIT (remote READ, WRITE
+     * and atomics allowed; what the MRs allow decides). The CM moves it to RTR and RTS.
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (attr.qpType != QpType.RC) {
+            throw einval("the CM connects RC QPs");
+        }
+        synchronized (agent) {
+            if (qp != null) {
+                throw einval("the id has a QP");
+            }
+            QueuePair q = pd.createQp(attr);
+            try {
+                QpAttr a = new QpAttr();
+                a.qpState = QpState.INIT;
+                a.pkeyIndex = 0;
+                a.portNum = 1;
+                a.qpAccessFlags = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC;
+                q.modify(a, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+            } catch (RuntimeException e) {
+                q.close();
+                throw e;
+            }
+            qp = q;
+            ownQp = true;
+            return q;
+        }
+    }
+
+    /** {@code rdma_connect}: sends the REQ; ESTABLISHED, REJECTED or UNREACHABLE follows. */
+    public void connect(ConnParam param) {
+        synchronized (agent) {
+            requireState(ROUTE_RESOLVED, "connect");
+            if (qp == null) {
+                throw einval("create the QP first (rdma_create_qp)");
+            }
+            ConnParam p = param == null ? new ConnParam() : param;
+            if (p.privateData != null && p.privateData.length > CmaHeader.USER_DATA_SIZE) {
+                throw einval("REQ private data is at most " + CmaHeader.USER_DATA_SIZE + " bytes");
+            }
+            CmProtocol.sendReq(this, p);
+        }
+    }
+
+    /** {@code rdma_listen}: REQs for this id's port come as CONNECT_REQUEST events. */
+    public void listen(int backlog) {
+        synchronized (agent) {
+            if (state != ADDR_BOUND) {
+                throw einval("bind the id first (rdma_bind_addr)");
+            }
+            long sid = ServiceIds.of(portSpace, localPort);
+            if (agent.listeners.containsKey(sid)) {
+                throw new VerbsException(Errno.EADDRINUSE, "port " + localPort + " has a listener");
+            }
+            agent.listeners.put(sid, this);
+            state = LISTEN;
+        }
+    }
+
+    /** {@code rdma_accept}: moves the QP to RTR and RTS and sends the REP; ESTABLISHED follows the RTU. */
+    public void accept(ConnParam param) {
+        synchronized (agent) {
+            requireState(REQ_RCVD, "accept");
+            if (qp == null) {
+                throw einval("create the QP first (rdma_create_qp)");
+            }
+            ConnParam p = param == null ? new ConnParam() : param;
+            if (p.privateData != null && p.privateData.length > CmMessages.Rep.PRIVATE_DATA_SIZE) {
+                throw einval("REP private data is at most " + CmMessages.Rep.PRIVATE_DATA_SIZE);
+            }
+            CmProtocol.sendRep(this, p);
+        }
+    }
+
+    /** {@code rdma_reject}: a REJ (consumer defined, with {@code privateData}, at most 148 bytes). */
+    public void reject(byte[] privateData) {
+        synchronized (agent) {
+            requireState(REQ_RCVD, "reject");
+            if (privateData != null && privateData.length > CmMessages.Rej.PRIVATE_DATA_SIZE) {
+                throw einval("REJ private data is at most " + CmMessages.Rej.PRIVATE_DATA_SIZE);
+            }
+            CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED, CmMessages.Rej.MSG_REQ, privateData);
+            finish();
+        }
+    }
+
+    /**
+     * {@code rdma_disconnect}: the QP goes to ERR and a DREQ leaves (or, after the peer's DREQ,
+     * the DREP); DISCONNECTED follows the DREP (or the DREQ's last retry).
+     */
+    public void disconnect() {
+        synchronized (agent) {
+            if (state == ESTABLISHED) {
+                toError();
+                CmProtocol.sendDreq(this);
+            } else if (state == DREQ_RCVD) {
+                toError();
+                CmProtocol.sendDrep(agent, remoteAddr, localCommId, remoteCommId, tid);
+                state = TIMEWAIT;
+                finish();
+            } else if (state != DREQ_SENT && state != TIMEWAIT && state != CLOSED) {
+                throw einval("disconnect in state " + STATES[state]);
+            }
+        }
+    }
+
+    /**
+     * {@code rdma_destroy_id}, and {@code rdma_destroy_qp} of the QP {@link #createQp} made. What
+     * the peer is owed goes first, as Linux's cm_destroy_id sends it: REJ (timeout) for a REQ
+     * under way, REJ for an unanswered one, DREQ for an established connection, DREP for a DREQ.
+     */
+    @Override
+    public void close() {
+        synchronized (agent) {
+            switch (state) {
+                case REQ_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.TIMEOUT, CmMessages.Rej.MSG_REQ, null);
+                case REQ_RCVD, REP_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED,
+                    state == REQ_RCVD ? CmMessages.Rej.MSG_REQ : CmMessages.Rej.MSG_REP, null);
+                case ESTABLISHED -> {
+                    toError();
+                    CmProtocol.sendDreqOnce(this);
+                }
+                case DREQ_RCVD -> CmProtocol.sendDrep(agent, remoteAddr, localCommId, remoteCommId, tid);
+                case LISTEN -> agent.listeners.remove(ServiceIds.of(portSpace, localPort), this);
+                default -> {
+                }
+            }
+            finish();
+            state = CLOSED;
+            if (ownQp && qp != null) {
+                qp.close();
+                qp = null;
+            }
+        }
+        agent.leave(this);
+    }
+
+    // ------------------------------------------------------------------ for the protocol
+
+    void acked() {
+        // events need no acknowledgement before destroy here: nothing waits on them
+    }
+
+    void event(int type, int status, byte[] privateData, ConnParam param) {
+        channel.post(new CmEvent(type, this, listener, status, privateData, param));
+    }
+
+    /** Arms the retransmission of {@code mad} every {@code timeoutMs}, {@code retries} times. */
+    void arm(Mad mad, long timeoutMs, int retries) {
+        pending = mad;
+        timeoutNanos = timeoutMs * 1_000_000L;
+        deadline = System.nanoTime() + timeoutNanos;
+        retriesLeft = retries;
+    }
+
+    void disarm() {
+        pending = null;
+    }
+
+    /** The retransmission timer at {@code now}; returns its next deadline or Long.MAX_VALUE. */
+    long timer(long now) {
+        if (pending == null) {
+            return Long.MAX_VALUE;
+        }
+        if (now - deadline < 0) {
+            return deadline;
+        }
+        if (retriesLeft-- > 0) {
+            agent.send(remoteAddr, pending);
+            deadline = now + timeoutNanos;
+            return deadline;
+        }
+        pending = null;
+        CmProtocol.timedOut(this);
+        return Long.MAX_VALUE;
+    }
+
+    /** The connection is over: no timers, no more lookups by its IDs. Holding the agent. */
+    void finish() {
+        disarm();
+        if (localCommId != 0) {
+            agent.byLocalId.remove(localCommId, this);
+        }
+        if (listener != null) {
+            agent.byRemote.remove(CmProtocol.remoteKey(remoteAddr, remoteCommId), this);
+        }
+    }
+
+    void toError() {
+        if (qp != null && qp.state() != QpState.ERR && qp.state() != QpState.RESET) {
+            try {
+                qp.modify(new QpAttr().state(QpState.ERR), QpAttrMask.STATE);
+            } catch (VerbsException e) {
+                // already on its way down
+            }
+        }
+    }
+
+    /** RTR then RTS with what the CM exchanged (rdma_init_qp_attr, cm_init_qp_rtr/rts_attr). */
+    void toRts(int maxDestRdAtomic, int maxRdAtomic, int sqRnrRetry) {
+        QpAttr r = new QpAttr();
+        r.qpState = QpState.RTR;
+        r.pathMtu = Math.min(mtuEnum, device.activeMtu());
+        r.destQpNum = remoteQpn;
+        r.rqPsn = localPsn;
+        r.maxDestRdAtomic = maxDestRdAtomic;
+        r.minRnrTimer = 12;
+        r.ahAttr = new AhAttr(Gid.ofIpv4(remoteAddr), 1);
+        r.ahAttr.flowLabel = CmProtocol.flowLabel(this);
+        qp.modify(r, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN
+            | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        QpAttr s = new QpAttr();
+        s.qpState = QpState.RTS;
+        s.sqPsn = remotePsn;
+        s.timeout = CmProtocol.ackTimeout(packetLifeTime);
+        s.retryCnt = retryCount;
+        s.rnrRetry = sqRnrRetry;
+        s.maxRdAtomic = maxRdAtomic;
+        qp.modify(s, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT
+            | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    }
+
+    private static VerbsException einval(String why) {
+        return new VerbsException(Errno.EINVAL, why);
+    }
+
+    private void requireState(int s, String what) {
+        if (state != s) {
+            throw einval(what + " in state " + STATES[state]);
+        }
+    }
+
+    private int ephemeralPort() {
+        return 32768 + agent.random.nextInt(61000 - 32768);
+    }
+
+    @Override
+    public String toString() {
+        return "cm_id{" + STATES[state] + " " + dev.jrxe.net.Links.formatAddress(localAddr) + ":" + localPort + " -> "
+            + dev.jrxe.net.Links.formatAddress(remoteAddr) + ":" + remotePort + "}";
+    }
+}

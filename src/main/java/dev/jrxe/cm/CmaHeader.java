@@ -1,0 +1,46 @@
+package dev.jrxe.cm;
+
+import java.nio.ByteBuffer;
+
+/**
+ * rdma_cm's private-data header ({@code struct cma_hdr}, cma.c): the first 36 bytes of a REQ's
+ * private data. Version 0; the IP version in the high nibble of byte 1; the active side's source
+ * port; source and destination IPv4 addresses in the last 4 of 16 bytes each. User data follows,
+ * 56 bytes at most.
+ */
+public record CmaHeader(int sourcePort, int sourceAddr, int destAddr) {
+    public static final int SIZE = 36;
+    /** What the user may put in a REQ after the header: 92 - 36. */
+    public static final int USER_DATA_SIZE = CmMessages.Req.PRIVATE_DATA_SIZE - SIZE;
+
+    /** The 36 header bytes followed by {@code user} (at most {@link #USER_DATA_SIZE}). */
+    public byte[] encode(byte[] user) {
+        ByteBuffer b = ByteBuffer.allocate(CmMessages.Req.PRIVATE_DATA_SIZE);
+        b.put(0, (byte) 0);
+        b.put(1, (byte) 0x40);
+        b.putShort(2, (short) sourcePort);
+        b.putInt(16, sourceAddr);
+        b.putInt(32, destAddr);
+        if (user != null) {
+            b.put(SIZE, user, 0, Math.min(user.length, USER_DATA_SIZE));
+        }
+        return b.array();
+    }
+
+    /**
+     * The header of a REQ's private data, or null when it is not an IPv4 rdma_cm header (version
+     * not 0, IP version not 4): such a REQ is rejected, as the Linux CMA does (reason 28).
+     */
+    public static CmaHeader decode(byte[] privateData) {
+        if (privateData.length < SIZE || privateData[0] != 0 || (privateData[1] & 0xF0) != 0x40) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.wrap(privateData);
+        return new CmaHeader(b.getShort(2) & 0xFFFF, b.getInt(16), b.getInt(32));
+    }
+
+    /** The user data after the header. */
+    public static byte[] userData(byte[] privateData) {
+        return java.util.Arrays.copyOfRange(privateData, SIZE, privateData.length);
+    }
+}
