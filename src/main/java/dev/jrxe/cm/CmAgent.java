@@ -43,8 +43,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class CmAgent {
     private static final Map<Device, CmAgent> AGENTS = new ConcurrentHashMap<>();
-    private static final int RECVS = 64;
-    private static final int SENDS = 64;
+    /** Receive WQEs on QP1: a burst of this many MADs (REQs of clients connecting at once) is taken whole. */
+    private static final int RECVS = 512;
+    private static final int SENDS = 128;
     private static final int GRH = 40;
     private static final int SLOT = GRH + Mad.SIZE;
     static final int GSI_QPN = 1;
@@ -61,6 +62,11 @@ final class CmAgent {
     private final MemorySegment sendBufs;
     private final MemoryRegion mr;
     private final Map<Integer, AddressHandle> handles = new HashMap<>();
+    private record Queued(int destAddr, Mad mad) {
+    }
+
+    /** MADs waiting for room on QP1's send queue. */
+    private final java.util.ArrayDeque<Queued> backlog = new java.util.ArrayDeque<>();
     private int nextSend;
     private int sendsOutstanding;
     private final SendWr sendWr = new SendWr(1);
@@ -160,7 +166,7 @@ final class CmAgent {
             return;
         }
         if (sendsOutstanding >= SENDS) {
-            madsDropped++; // the send queue is full: the retransmission timer covers it
+            backlog.add(new Queued(destAddr, mad)); // sent as QP1's send completions free room
             return;
         }
         AddressHandle ah = handles.get(destAddr);
@@ -224,6 +230,10 @@ final class CmAgent {
                 if (wc.opcode == WcOpcode.SEND || wc.wrId < 0) {
                     synchronized (this) {
                         sendsOutstanding--;
+                        Queued q;
+                        while (sendsOutstanding < SENDS && (q = backlog.poll()) != null) {
+                            send(q.destAddr(), q.mad());
+                        }
                     }
                     continue;
                 }

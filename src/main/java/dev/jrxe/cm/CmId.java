@@ -78,6 +78,8 @@ public final class CmId implements AutoCloseable {
     /** Passive: the REQ's responder resources and initiator depth. */
     int peerResponderResources;
     int peerInitiatorDepth;
+    /** Answer a peer's DREQ with the DREP at once (the endpoint API), not at {@link #disconnect}. */
+    volatile boolean replyToDreq;
     /** Active: the RTU sent, again for a duplicate REP. */
     Mad rtu;
     byte[] pendingPrivateData;
@@ -359,6 +361,13 @@ public final class CmId implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ for the protocol
+
+    /** Whether a DREQ of ours waits for its DREP. */
+    boolean awaitingDrep() {
+        synchronized (agent) {
+            return state == DREQ_SENT;
+        }
+    }
 
     void acked() {
         // events need no acknowledgement before destroy here: nothing waits on them

@@ -284,6 +284,12 @@ final class CmProtocol {
                 id.tid = m.transactionId();
                 id.toError();
                 id.state = CmId.DREQ_RCVD;
+                if (id.replyToDreq) {
+                    // the endpoint API answers at once: its users need not call disconnect for it
+                    sendDrep(a, src, id.localCommId, id.remoteCommId, id.tid);
+                    id.finish();
+                    id.state = CmId.TIMEWAIT;
+                }
                 id.event(CmEventType.DISCONNECTED, 0, m.data(Dreq.PRIVATE_DATA, Dreq.PRIVATE_DATA_SIZE), null);
             }
             case CmId.DREQ_SENT -> {

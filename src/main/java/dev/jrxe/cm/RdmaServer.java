@@ -1,0 +1,178 @@
+package dev.jrxe.cm;
+
+import dev.jrxe.verbs.Device;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The server half of the endpoint API: listens on an rdma_cm port of a device and accepts every
+ * connection request with a fresh endpoint (PD, CQ, QP), handing connected endpoints out through
+ * {@link #accept(Duration)} or a callback ({@link #onConnection}). A thread of its own reads the
+ * listener's events; requests beyond the backlog of connections not yet taken are rejected.
+ */
+public final class RdmaServer implements AutoCloseable {
+    private final EventChannel channel = new EventChannel();
+    private final CmId listener;
+    private final EndpointOptions options;
+    private final int backlog;
+    private final LinkedBlockingQueue<RdmaEndpoint> ready = new LinkedBlockingQueue<>();
+    private final Map<CmId, RdmaEndpoint> byId = new HashMap<>();
+    private final Map<CmId, byte[]> requestData = new HashMap<>();
+    /** Endpoints handed out: the caller's to close. */
+    private final java.util.Set<CmId> handed = new java.util.HashSet<>();
+    private volatile Consumer<RdmaEndpoint> callback;
+    private volatile boolean running = true;
+    private final Thread thread;
+
+    private RdmaServer(Device device, int port, EndpointOptions options, int backlog) {
+        this.options = options;
+        this.backlog = backlog;
+        this.listener = CmId.create(channel, device, ServiceIds.PS_TCP);
+        try {
+            listener.bindAddr(device.address(), port);
+            listener.listen(backlog);
+        } catch (RuntimeException e) {
+            listener.close();
+            channel.close();
+            throw e;
+        }
+        this.thread = Thread.ofPlatform().daemon().name("jrxe-cm-server-" + port).start(this::loop);
+    }
+
+    /** Listens on {@code port} of {@code device} with the default options and a backlog of 128. */
+    public static RdmaServer bind(Device device, int port) {
+        return bind(device, port, EndpointOptions.DEFAULT, 128);
+    }
+
+    public static RdmaServer bind(Device device, int port, EndpointOptions options, int backlog) {
+        if (backlog < 1) {
+            throw new IllegalArgumentException("backlog " + backlog);
+        }
+        return new RdmaServer(device, port, options, backlog);
+    }
+
+    public int port() {
+        return listener.localPort();
+    }
+
+    /** The next connected endpoint, waiting at most {@code timeout}; null when none came. */
+    public RdmaEndpoint accept(Duration timeout) throws InterruptedException {
+        return ready.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** From now on every connected endpoint goes to {@code onConnected} (on the server's thread). */
+    public void onConnection(Consumer<RdmaEndpoint> onConnected) {
+        this.callback = onConnected;
+        RdmaEndpoint e;
+        while ((e = ready.poll()) != null) {
+            onConnected.accept(e);
+        }
+    }
+
+    private void loop() {
+        while (running) {
+            try {
+                CmEvent e = channel.getEvent(50, TimeUnit.MILLISECONDS);
+                if (e != null) {
+                    e.ack();
+                    handle(e);
+                }
+            } catch (InterruptedException ie) {
+                return;
+            } catch (RuntimeException re) {
+                // one failed connection must not stop the server
+            }
+        }
+    }
+
+    private void handle(CmEvent e) {
+        CmId id = e.id();
+        switch (e.type()) {
+            case CmEventType.CONNECT_REQUEST -> {
+                if (byId.size() + ready.size() >= backlog + 64 || ready.size() >= backlog) {
+                    id.reject(null);
+                    id.close();
+                    return;
+                }
+                RdmaEndpoint ep;
+                try {
+                    ep = RdmaEndpoint.create(id, options, null);
+                } catch (RuntimeException x) {
+                    id.reject(null);
+                    id.close();
+                    return;
+                }
+                byId.put(id, ep);
+                requestData.put(id, e.privateData());
+                try {
+                    id.accept(options.param());
+                } catch (RuntimeException x) {
+                    byId.remove(id);
+                    requestData.remove(id);
+                    ep.close();
+                }
+            }
+            case CmEventType.ESTABLISHED -> {
+                RdmaEndpoint ep = byId.get(id);
+                if (ep != null) {
+                    ep.peerPrivateData(requestData.remove(id));
+                    handed.add(id);
+                    Consumer<RdmaEndpoint> cb = callback;
+                    if (cb != null) {
+                        cb.accept(ep);
+                    } else {
+                        ready.add(ep);
+                    }
+                }
+            }
+            case CmEventType.DISCONNECTED -> {
+                RdmaEndpoint ep = byId.remove(id);
+                requestData.remove(id);
+                handed.remove(id);
+                if (ep != null) {
+                    ep.markDisconnected();
+                }
+            }
+            case CmEventType.REJECTED, CmEventType.UNREACHABLE, CmEventType.CONNECT_ERROR -> {
+                RdmaEndpoint ep = byId.remove(id);
+                requestData.remove(id);
+                boolean theirs = handed.remove(id);
+                if (ep != null) {
+                    ep.markDisconnected();
+                    if (!theirs) {
+                        ep.close();
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Stops listening; endpoints not taken yet are closed. Endpoints handed out stay the caller's. */
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        listener.close();
+        RdmaEndpoint e;
+        while ((e = ready.poll()) != null) {
+            e.close();
+        }
+        for (Map.Entry<CmId, RdmaEndpoint> p : byId.entrySet()) {
+            if (!handed.contains(p.getKey()) && !ready.contains(p.getValue())) {
+                p.getValue().close(); // a connection still being set up
+            }
+        }
+        channel.close();
+    }
+}
