@@ -435,6 +435,38 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         return multicast.leave(group);
     }
 
+    /** Holders of each UDP source port (see {@link Link#retainSourcePort}). */
+    private int[] portHolders;
+
+    @Override
+    public synchronized void retainSourcePort(int port) {
+        if (port <= 0 || port > 0xFFFF || port == localPort) {
+            return;
+        }
+        if (portHolders == null) {
+            portHolders = new int[65536];
+        }
+        portHolders[port]++;
+    }
+
+    @Override
+    public void releaseSourcePort(int port) {
+        boolean last;
+        synchronized (this) {
+            if (port <= 0 || port > 0xFFFF || port == localPort || portHolders == null || portHolders[port] == 0) {
+                return;
+            }
+            last = --portHolders[port] == 0;
+        }
+        if (last && !closed) {
+            closeSourcePort(port);
+        }
+    }
+
+    /** Nobody sends from {@code port} any more: close its socket, if the mode opened one. */
+    void closeSourcePort(int port) {
+    }
+
     /** A selector multicast sockets register with (the channel link's), or null. */
     java.nio.channels.Selector selectorForMulticast() {
         return null;

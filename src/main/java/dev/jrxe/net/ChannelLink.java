@@ -97,6 +97,18 @@ final class ChannelLink extends AbstractLink {
         }
     }
 
+    @Override
+    void closeSourcePort(int port) {
+        if (portChannel != null && portChannel[port] != null && portChannel[port] != channel) {
+            try {
+                portChannel[port].close();
+            } catch (IOException e) {
+                // closing a send-only socket cannot fail in a way to act on
+            }
+            portChannel[port] = null;
+        }
+    }
+
     private DatagramChannel channelFor(int port) {
         if (port == localPort) {
             return channel;

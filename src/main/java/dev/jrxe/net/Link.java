@@ -60,6 +60,20 @@ public interface Link extends AutoCloseable {
         return -dev.jrxe.sys.Errno.EOPNOTSUPP;
     }
 
+    /**
+     * A QP sends from UDP source port {@code port} (the RoCEv2 flow entropy): the link keeps what
+     * it needs to send from that port (a socket bound to it) while anyone holds it. Any thread.
+     */
+    default void retainSourcePort(int port) {
+    }
+
+    /**
+     * The QP no longer sends from {@code port}; when nobody holds it, the link lets go of its
+     * socket. Call holding the engine, between duty cycles (nothing committed for that port).
+     */
+    default void releaseSourcePort(int port) {
+    }
+
     /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
     void wakeup();
 

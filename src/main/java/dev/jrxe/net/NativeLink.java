@@ -267,6 +267,14 @@ final class NativeLink extends AbstractLink {
         return f;
     }
 
+    @Override
+    void closeSourcePort(int port) {
+        if (portFd != null && portFd[port] > 0 && portFd[port] - 1 != fd) {
+            Sockets.close(callState, portFd[port] - 1);
+            portFd[port] = 0;
+        }
+    }
+
     /** Sets an int socket option on the link's own socket (tests use it to make GSO fail); returns 0 or -errno. */
     int setOption(int level, int name, int value) {
         return Sockets.setsockopt(callState, fd, level, name, value, scratch);

@@ -188,6 +188,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     public void unregister(Qp qp) {
         sendOwedAck(qp);
+        holdSourcePort(qp, 0);
         synchronized (tableLock) {
             if (gsi == qp) {
                 gsi = null;
@@ -207,6 +208,24 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
             active = n == na.length ? na : java.util.Arrays.copyOf(na, n);
         }
+    }
+
+    /**
+     * {@code qp} sends from UDP source port {@code port} from now on (0: from none): the link keeps
+     * a socket for each port some QP holds, and closes it with the last holder. Call holding the
+     * engine (or before the QP is registered).
+     */
+    public void holdSourcePort(Qp qp, int port) {
+        if (qp.heldPort == port) {
+            return;
+        }
+        if (port != 0) {
+            link.retainSourcePort(port);
+        }
+        if (qp.heldPort != 0) {
+            link.releaseSourcePort(qp.heldPort);
+        }
+        qp.heldPort = port;
     }
 
     /** The QP with this number, or null. */

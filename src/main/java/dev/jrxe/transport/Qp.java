@@ -50,6 +50,8 @@ public final class Qp {
     public int destAddr;
     public int destPort;
     public int srcPort;
+    /** The source port this QP holds on the link (0: none), see {@link Engine#holdSourcePort}. */
+    int heldPort;
     public int hopLimit = 64;
     public int trafficClass;
     public int flowLabel;

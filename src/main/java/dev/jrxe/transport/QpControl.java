@@ -20,6 +20,7 @@ public final class QpControl {
                     qp.resp.reset(qp.rqPsn, qp.maxDestRdAtomic);
                     if (qp.type != dev.jrxe.ib.QpType.UD) { // UD's is per QP, set at creation
                         qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
+                        qp.engine.holdSourcePort(qp, qp.srcPort);
                     }
                 }
             }

@@ -71,6 +71,11 @@ public final class Device implements AutoCloseable {
         return liveQps.get();
     }
 
+    /** QPs of this device not destroyed yet (QP1 of its connection manager included). */
+    public int liveQps() {
+        return liveQps.get();
+    }
+
     /**
      * Its counters' MBean name ({@code dev.jrxe:type=Device,name=NAME}), once registered (this
      * waits for it); null when not registered ({@code jrxe.jmx=false}, or JMX refused).

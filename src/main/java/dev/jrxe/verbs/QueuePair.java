@@ -119,6 +119,7 @@ public final class QueuePair implements AutoCloseable {
                 qp.srcPort = Qp.GSI_SOURCE_PORT;
                 qp.qkey = GSI_QKEY;
             }
+            device.engine().holdSourcePort(qp, qp.srcPort);
         }
         this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
