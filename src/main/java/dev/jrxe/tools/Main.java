@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
         BenchCommand.class,
         SimCommand.class,
         RcStreamCommand.class,
+        RpingCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class Main implements Runnable {
