@@ -136,4 +136,43 @@ class EndpointTest {
             }
         }
     }
+
+    /** test_rdmacm's async case: connections handed to a callback; the client RDMA READs the server's buffer. */
+    @Test
+    void shouldHandConnectionsToACallbackAndServeReads() throws Exception {
+        int udp = PORTS.getAndIncrement();
+        try (Device a = Device.open(DeviceConfig.of("ep-a", "127.0.0.2").udpPort(udp));
+             Device b = Device.open(DeviceConfig.of("ep-b", "127.0.0.3").udpPort(udp));
+             Arena arena = Arena.ofShared();
+             RdmaServer server = RdmaServer.bind(a, 7473)) {
+            MemorySegment sbuf = arena.allocate(4096, 4096);
+            MemorySegment cbuf = arena.allocate(4096, 4096);
+            for (int i = 0; i < 256; i++) {
+                sbuf.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+            }
+            java.util.concurrent.CompletableFuture<RdmaEndpoint> got = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture<Integer> rkey = new java.util.concurrent.CompletableFuture<>();
+            server.onConnection(ep -> {
+                rkey.complete(ep.register(sbuf, Access.LOCAL_WRITE | Access.REMOTE_READ).rkey());
+                got.complete(ep);
+            });
+            try (RdmaEndpoint client = RdmaClient.connect(b, a.address(), 7473)) {
+                RdmaEndpoint conn = got.get(5, java.util.concurrent.TimeUnit.SECONDS);
+                MemoryRegion cmr = client.register(cbuf, Access.LOCAL_WRITE);
+                SendWr r = new SendWr(1).sge(cbuf.address(), 256, cmr.lkey())
+                    .rdma(sbuf.address(), rkey.get(5, java.util.concurrent.TimeUnit.SECONDS));
+                r.opcode = WrOpcode.RDMA_READ;
+                r.sendFlags = SendFlags.SIGNALED;
+                client.qp().postSend(r);
+                assertThat(poll(client.cq()).status).isEqualTo(WcStatus.SUCCESS);
+                assertThat(cbuf.asSlice(0, 256).mismatch(sbuf.asSlice(0, 256))).isEqualTo(-1);
+                conn.close(); // the server side disconnects first this time
+                long end = System.nanoTime() + 5_000_000_000L;
+                while (!client.isDisconnected() && System.nanoTime() < end) {
+                    Thread.sleep(5);
+                }
+                assertThat(client.isDisconnected()).isTrue();
+            }
+        }
+    }
 }
