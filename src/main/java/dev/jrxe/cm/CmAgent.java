@@ -61,7 +61,15 @@ final class CmAgent {
     private final MemorySegment recvBufs;
     private final MemorySegment sendBufs;
     private final MemoryRegion mr;
-    private final Map<Integer, AddressHandle> handles = new HashMap<>();
+    /**
+     * Address handles by destination, least recently used first, at most {@link #MAX_HANDLES}:
+     * replies to anyone (a REJ, a DREP to a spoofed source) must not exhaust the device's max_ah.
+     * Closing one is safe even with a send outstanding: the send copied the destination.
+     */
+    private final java.util.LinkedHashMap<Integer, AddressHandle> handles = new java.util.LinkedHashMap<>(16, 0.75f, true);
+    private static final int MAX_HANDLES = 256;
+    /** MADs queued for room on QP1's send queue at most (beyond: dropped; the timers resend). */
+    private static final int MAX_BACKLOG = 1024;
     private record Queued(int destAddr, Mad mad) {
     }
 
@@ -95,9 +103,25 @@ final class CmAgent {
         this.guid = device.nodeGuid();
         this.pd = device.allocPd();
         this.channel = device.createCompChannel();
-        this.cq = device.createCq(RECVS + SENDS + 8, channel, 0);
-        this.qp1 = pd.createGsiQp(new QpInitAttr(QpType.UD, cq, cq, new QpCap(SENDS, RECVS, 1, 1, 0)));
-        UdSetup.toRts(qp1, GSI_QKEY, 0);
+        CompletionQueue c = null;
+        QueuePair q = null;
+        try {
+            c = device.createCq(RECVS + SENDS + 8, channel, 0);
+            q = pd.createGsiQp(new QpInitAttr(QpType.UD, c, c, new QpCap(SENDS, RECVS, 1, 1, 0)));
+            UdSetup.toRts(q, GSI_QKEY, 0);
+        } catch (RuntimeException e) {
+            if (q != null) {
+                q.close();
+            }
+            if (c != null) {
+                c.close();
+            }
+            pd.close();
+            arena.close();
+            throw e;
+        }
+        this.cq = c;
+        this.qp1 = q;
         this.recvBufs = arena.allocate((long) RECVS * SLOT, 64);
         this.sendBufs = arena.allocate((long) SENDS * Mad.SIZE, 64);
         this.mr = pd.registerMemory(recvBufs, Access.LOCAL_WRITE);
@@ -130,18 +154,17 @@ final class CmAgent {
 
     /** {@code id} is destroyed; the last user closes the agent. */
     void leave(CmId id) {
-        boolean last;
         synchronized (AGENTS) {
+            boolean last;
             synchronized (this) {
                 ids.remove(id);
                 last = ids.isEmpty();
             }
             if (last) {
                 AGENTS.remove(device, this);
+                // still holding AGENTS: a new id of this device waits for QP1 to be free again
+                close();
             }
-        }
-        if (last) {
-            close();
         }
     }
 
@@ -166,12 +189,21 @@ final class CmAgent {
             return;
         }
         if (sendsOutstanding >= SENDS) {
-            backlog.add(new Queued(destAddr, mad)); // sent as QP1's send completions free room
+            if (backlog.size() < MAX_BACKLOG) {
+                backlog.add(new Queued(destAddr, mad)); // sent as QP1's send completions free room
+            } else {
+                madsDropped++;
+            }
             return;
         }
         AddressHandle ah = handles.get(destAddr);
         try {
             if (ah == null) {
+                if (handles.size() >= MAX_HANDLES) {
+                    var eldest = handles.entrySet().iterator().next();
+                    handles.remove(eldest.getKey());
+                    eldest.getValue().close();
+                }
                 ah = pd.createAh(new AhAttr(Gid.ofIpv4(destAddr), 1));
                 handles.put(destAddr, ah);
             }
@@ -216,8 +248,11 @@ final class CmAgent {
                 }
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException e) {
-                madsDropped++; // one bad MAD or a failed transition must not stop the CM
+            } catch (Throwable e) {
+                // one bad MAD, a failed transition, even an OutOfMemoryError must not stop the CM
+                synchronized (this) {
+                    madsDropped++;
+                }
             }
         }
     }
@@ -238,20 +273,24 @@ final class CmAgent {
                     continue;
                 }
                 int slot = (int) wc.wrId;
-                if (wc.ok() && wc.byteLen == SLOT) {
-                    MemorySegment at = recvBufs.asSlice((long) slot * SLOT, SLOT);
-                    int src = at.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 32);
-                    byte[] bytes = at.asSlice(GRH, Mad.SIZE).toArray(ValueLayout.JAVA_BYTE);
-                    synchronized (this) {
-                        dispatch(src, new Mad(bytes));
+                try {
+                    if (wc.ok() && wc.byteLen == SLOT) {
+                        MemorySegment at = recvBufs.asSlice((long) slot * SLOT, SLOT);
+                        int src = at.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 32);
+                        byte[] bytes = at.asSlice(GRH, Mad.SIZE).toArray(ValueLayout.JAVA_BYTE);
+                        synchronized (this) {
+                            dispatch(src, new Mad(bytes));
+                        }
+                    } else {
+                        synchronized (this) {
+                            madsDropped++;
+                        }
                     }
-                } else {
-                    synchronized (this) {
-                        madsDropped++;
+                } finally {
+                    // whatever the MAD did, its buffer goes back: a CM that stops receiving is deaf
+                    if (running && qp1.state() != dev.jrxe.ib.QpState.ERR) {
+                        postRecv(slot);
                     }
-                }
-                if (running && qp1.state() != dev.jrxe.ib.QpState.ERR) {
-                    postRecv(slot);
                 }
             }
         }
@@ -268,11 +307,11 @@ final class CmAgent {
         boolean taken = switch (m.attributeId()) {
             case Mad.ATTR_REQ -> CmProtocol.onReq(this, src, m);
             case Mad.ATTR_REP -> CmProtocol.onRep(this, src, m);
-            case Mad.ATTR_RTU -> CmProtocol.onRtu(this, m);
-            case Mad.ATTR_REJ -> CmProtocol.onRej(this, m);
-            case Mad.ATTR_MRA -> CmProtocol.onMra(this, m);
+            case Mad.ATTR_RTU -> CmProtocol.onRtu(this, src, m);
+            case Mad.ATTR_REJ -> CmProtocol.onRej(this, src, m);
+            case Mad.ATTR_MRA -> CmProtocol.onMra(this, src, m);
             case Mad.ATTR_DREQ -> CmProtocol.onDreq(this, src, m);
-            case Mad.ATTR_DREP -> CmProtocol.onDrep(this, m);
+            case Mad.ATTR_DREP -> CmProtocol.onDrep(this, src, m);
             default -> false;
         };
         if (!taken) {

@@ -78,6 +78,22 @@ public final class CmId implements AutoCloseable {
     /** Passive: the REQ's responder resources and initiator depth. */
     int peerResponderResources;
     int peerInitiatorDepth;
+    /** An MRA stretched the pending MAD's timer already (one per message). */
+    boolean mraTaken;
+    /** A listener's backlog: REQs waiting for accept or reject at most. */
+    int backlog;
+
+    /** Passive ids of this listener still waiting for the application's accept or reject. Holding the agent. */
+    int pendingRequests() {
+        int n = 0;
+        for (CmId c : agent.byLocalId.values()) {
+            if (c.listener == this && c.state == REQ_RCVD) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Answer a peer's DREQ with the DREP at once (the endpoint API), not at {@link #disconnect}. */
     volatile boolean replyToDreq;
     /** Active: the RTU sent, again for a duplicate REP. */
@@ -267,7 +283,10 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_listen}: REQs for this id's port come as CONNECT_REQUEST events. */
+    /**
+     * {@code rdma_listen}: REQs for this id's port come as CONNECT_REQUEST events; beyond
+     * {@code backlog} requests not yet accepted or rejected, new ones are rejected.
+     */
     public void listen(int backlog) {
         synchronized (agent) {
             if (state != ADDR_BOUND) {
@@ -278,6 +297,7 @@ public final class CmId implements AutoCloseable {
                 throw new VerbsException(Errno.EADDRINUSE, "port " + localPort + " has a listener");
             }
             agent.listeners.put(sid, this);
+            this.backlog = Math.max(1, backlog);
             state = LISTEN;
         }
     }
@@ -306,6 +326,7 @@ public final class CmId implements AutoCloseable {
             }
             CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED, CmMessages.Rej.MSG_REQ, privateData);
             finish();
+            state = CLOSED; // nothing more to say: close() sends no second REJ, accept() is refused
         }
     }
 
@@ -380,6 +401,7 @@ public final class CmId implements AutoCloseable {
     /** Arms the retransmission of {@code mad} every {@code timeoutMs}, {@code retries} times. */
     void arm(Mad mad, long timeoutMs, int retries) {
         pending = mad;
+        mraTaken = false;
         timeoutNanos = timeoutMs * 1_000_000L;
         deadline = System.nanoTime() + timeoutNanos;
         retriesLeft = retries;

@@ -23,6 +23,10 @@ final class CmProtocol {
     private static final int CA_ACK_DELAY = 15;
     private static final int HOP_LIMIT = 64;
     private static final int MAX_RD_ATOMIC = 16;
+    /** Bounds on the REP retransmission a REQ may ask for (4.096 µs × 2^x: 256 ms .. 8.6 s). */
+    static final int MIN_PEER_TIMEOUT = 16;
+    static final int MAX_PEER_TIMEOUT = 23;
+    static final int MAX_PEER_RETRIES = 5;
 
     private CmProtocol() {
     }
@@ -156,6 +160,10 @@ final class CmProtocol {
             rejectUnknown(a, src, m, RejReason.CONSUMER_DEFINED); // as the Linux CMA: not an rdma_cm REQ for us
             return true;
         }
+        if (l.pendingRequests() >= l.backlog) {
+            rejectUnknown(a, src, m, RejReason.CONSUMER_DEFINED); // the listen backlog is full
+            return true;
+        }
         CmId c = CmId.passive(l);
         c.localPort = l.localPort;
         c.remoteAddr = src;
@@ -169,8 +177,10 @@ final class CmProtocol {
         c.retryCount = m.bits(Req.BYTE47, 0, 3);
         c.rnrRetry = m.bits(Req.BYTE50, 0, 3);
         c.mtuEnum = Math.max(1, Math.min(m.bits(Req.BYTE50, 4, 4), 5));
-        c.peerResponseTimeout = m.bits(Req.BYTE47, 3, 5);
-        c.peerMaxRetries = m.bits(Req.BYTE51, 4, 4);
+        // the REP timer is the peer's to choose, within bounds: not a flood (x < 16: < 256 ms) and
+        // no half-open connection for hours (x 31 × 15 retries: 37 h); at most 5 retries
+        c.peerResponseTimeout = clamp(m.bits(Req.BYTE47, 3, 5), MIN_PEER_TIMEOUT, MAX_PEER_TIMEOUT);
+        c.peerMaxRetries = Math.min(m.bits(Req.BYTE51, 4, 4), MAX_PEER_RETRIES);
         c.packetLifeTime = Math.max(0, m.bits(Req.BYTE95, 3, 5) - 1);
         c.localCommId = a.newCommId();
         a.byLocalId.put(c.localCommId, c);
@@ -204,10 +214,13 @@ final class CmProtocol {
         id.state = CmId.REP_SENT;
     }
 
-    static boolean onRtu(CmAgent a, Mad m) {
+    static boolean onRtu(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Rtu.REMOTE_COMM_ID));
-        if (id == null || id.state != CmId.REP_SENT || id.remoteCommId != m.u32(Rtu.LOCAL_COMM_ID)) {
-            return id != null && id.state == CmId.ESTABLISHED; // a duplicate RTU changes nothing
+        if (id == null || id.remoteAddr != src) {
+            return false;
+        }
+        if (id.state != CmId.REP_SENT || id.remoteCommId != m.u32(Rtu.LOCAL_COMM_ID)) {
+            return id.state == CmId.ESTABLISHED; // a duplicate RTU changes nothing
         }
         id.disarm();
         id.state = CmId.ESTABLISHED;
@@ -219,9 +232,9 @@ final class CmProtocol {
 
     // ------------------------------------------------------------------ both
 
-    static boolean onRej(CmAgent a, Mad m) {
+    static boolean onRej(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Rej.REMOTE_COMM_ID));
-        if (id == null || (id.state != CmId.REQ_SENT && id.state != CmId.REP_SENT)) {
+        if (id == null || id.remoteAddr != src || (id.state != CmId.REQ_SENT && id.state != CmId.REP_SENT)) {
             return false;
         }
         if (id.state == CmId.REP_SENT && id.remoteCommId != m.u32(Rej.LOCAL_COMM_ID)) {
@@ -237,12 +250,18 @@ final class CmProtocol {
     }
 
     /** MRA: the peer needs longer; the pending MAD waits its service timeout more (cm_mra_handler). */
-    static boolean onMra(CmAgent a, Mad m) {
+    static boolean onMra(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Mra.REMOTE_COMM_ID));
-        if (id == null || id.pending == null) {
+        int mraed = m.bits(Mra.BYTE8, 6, 2);
+        int expected = id == null ? -1 : id.state == CmId.REQ_SENT ? Rej.MSG_REQ
+            : id.state == CmId.REP_SENT ? Rej.MSG_REP : -1;
+        // one MRA per message, from its peer, for the message it waits on (as Linux's cm_mra_handler)
+        if (id == null || id.pending == null || id.mraTaken || id.remoteAddr != src || mraed != expected) {
             return false;
         }
-        long extra = CmMessages.timeoutMillis(m.bits(Mra.BYTE9, 3, 5)) + CmMessages.timeoutMillis(id.packetLifeTime);
+        id.mraTaken = true;
+        int service = clamp(m.bits(Mra.BYTE9, 3, 5), 0, MAX_PEER_TIMEOUT + 1);
+        long extra = CmMessages.timeoutMillis(service) + CmMessages.timeoutMillis(id.packetLifeTime);
         id.deadline = System.nanoTime() + extra * 1_000_000L;
         return true;
     }
@@ -311,9 +330,10 @@ final class CmProtocol {
         a.send(dest, m);
     }
 
-    static boolean onDrep(CmAgent a, Mad m) {
+    static boolean onDrep(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Rtu.REMOTE_COMM_ID));
-        if (id == null || id.state != CmId.DREQ_SENT || id.remoteCommId != m.u32(Rtu.LOCAL_COMM_ID)) {
+        if (id == null || id.remoteAddr != src || id.state != CmId.DREQ_SENT
+            || id.remoteCommId != m.u32(Rtu.LOCAL_COMM_ID)) {
             return false;
         }
         id.finish();

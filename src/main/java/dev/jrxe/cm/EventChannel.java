@@ -24,6 +24,11 @@ public final class EventChannel implements AutoCloseable {
         return events.poll(timeout, unit);
     }
 
+    /** The next event if one is there, else null (never blocks). */
+    CmEvent getEventNow() {
+        return events.poll();
+    }
+
     /** {@code rdma_destroy_event_channel}. */
     @Override
     public void close() {

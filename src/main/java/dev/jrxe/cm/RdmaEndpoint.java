@@ -33,6 +33,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** A client's own event channel (closed with it), or null for a server's connection. */
     private final EventChannel ownChannel;
     private boolean closed;
+    private volatile Runnable onClose;
 
     private RdmaEndpoint(CmId id, ProtectionDomain pd, CompletionQueue cq, QueuePair qp, EventChannel ownChannel) {
         this.id = id;
@@ -103,6 +104,11 @@ public final class RdmaEndpoint implements AutoCloseable {
         return disconnected.getCount() == 0;
     }
 
+    /** {@code hook} runs when the endpoint is closed (the server forgets it). */
+    void onClose(Runnable hook) {
+        this.onClose = hook;
+    }
+
     void markDisconnected() {
         disconnected.countDown();
     }
@@ -131,6 +137,14 @@ public final class RdmaEndpoint implements AutoCloseable {
             }
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void quietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            // the device may be closing under us; the rest is still released
         }
     }
 
@@ -172,14 +186,19 @@ public final class RdmaEndpoint implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            id.close(); // destroys the QP
+            // each release on its own: one failing must not leak the rest
+            quietly(id::close); // destroys the QP
             for (int i = regions.size() - 1; i >= 0; i--) {
-                regions.get(i).close();
+                quietly(regions.get(i)::close);
             }
-            cq.close();
-            pd.close();
+            quietly(cq::close);
+            quietly(pd::close);
             if (ownChannel != null) {
                 ownChannel.close();
+            }
+            Runnable hook = onClose;
+            if (hook != null) {
+                hook.run();
             }
         }
     }

@@ -93,7 +93,8 @@ public final class RdmaServer implements AutoCloseable {
         CmId id = e.id();
         switch (e.type()) {
             case CmEventType.CONNECT_REQUEST -> {
-                if (byId.size() + ready.size() >= backlog + 64 || ready.size() >= backlog) {
+                // half-open connections and connected ones not taken yet count against the backlog
+                if (halfOpen() + ready.size() >= backlog) {
                     id.reject(null);
                     id.close();
                     return;
@@ -106,21 +107,30 @@ public final class RdmaServer implements AutoCloseable {
                     id.close();
                     return;
                 }
-                byId.put(id, ep);
-                requestData.put(id, e.privateData());
+                ep.onClose(() -> forget(id));
+                synchronized (this) {
+                    byId.put(id, ep);
+                    requestData.put(id, e.privateData());
+                }
                 try {
                     id.accept(options.param());
                 } catch (RuntimeException x) {
-                    byId.remove(id);
-                    requestData.remove(id);
+                    forget(id);
                     ep.close();
                 }
             }
             case CmEventType.ESTABLISHED -> {
-                RdmaEndpoint ep = byId.get(id);
+                RdmaEndpoint ep;
+                byte[] data;
+                synchronized (this) {
+                    ep = byId.get(id);
+                    data = requestData.remove(id);
+                    if (ep != null) {
+                        handed.add(id);
+                    }
+                }
                 if (ep != null) {
-                    ep.peerPrivateData(requestData.remove(id));
-                    handed.add(id);
+                    ep.peerPrivateData(data);
                     Consumer<RdmaEndpoint> cb = callback;
                     if (cb != null) {
                         cb.accept(ep);
@@ -129,28 +139,37 @@ public final class RdmaServer implements AutoCloseable {
                     }
                 }
             }
-            case CmEventType.DISCONNECTED -> {
-                RdmaEndpoint ep = byId.remove(id);
-                requestData.remove(id);
-                handed.remove(id);
-                if (ep != null) {
-                    ep.markDisconnected();
+            case CmEventType.DISCONNECTED, CmEventType.REJECTED, CmEventType.UNREACHABLE,
+                 CmEventType.CONNECT_ERROR -> {
+                RdmaEndpoint ep;
+                boolean theirs;
+                synchronized (this) {
+                    ep = byId.remove(id);
+                    requestData.remove(id);
+                    theirs = handed.remove(id);
                 }
-            }
-            case CmEventType.REJECTED, CmEventType.UNREACHABLE, CmEventType.CONNECT_ERROR -> {
-                RdmaEndpoint ep = byId.remove(id);
-                requestData.remove(id);
-                boolean theirs = handed.remove(id);
                 if (ep != null) {
                     ep.markDisconnected();
                     if (!theirs) {
-                        ep.close();
+                        ep.close(); // never handed out (a DREQ instead of an RTU, say): ours to release
                     }
                 }
             }
             default -> {
             }
         }
+    }
+
+    /** Connections accepted but not established yet. */
+    private synchronized int halfOpen() {
+        return byId.size() - handed.size();
+    }
+
+    /** A handed-out endpoint was closed by its user. */
+    private synchronized void forget(CmId id) {
+        byId.remove(id);
+        requestData.remove(id);
+        handed.remove(id);
     }
 
     /** Stops listening; endpoints not taken yet are closed. Endpoints handed out stay the caller's. */
@@ -164,14 +183,27 @@ public final class RdmaServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         listener.close();
+        // requests that came before the listener closed: rejected, so their ids go too
+        CmEvent pending;
+        while ((pending = channel.getEventNow()) != null) {
+            if (pending.type() == CmEventType.CONNECT_REQUEST) {
+                pending.id().close();
+            }
+        }
         RdmaEndpoint e;
         while ((e = ready.poll()) != null) {
             e.close();
         }
-        for (Map.Entry<CmId, RdmaEndpoint> p : byId.entrySet()) {
-            if (!handed.contains(p.getKey()) && !ready.contains(p.getValue())) {
-                p.getValue().close(); // a connection still being set up
+        java.util.List<RdmaEndpoint> halfOpen = new java.util.ArrayList<>();
+        synchronized (this) {
+            for (Map.Entry<CmId, RdmaEndpoint> p : byId.entrySet()) {
+                if (!handed.contains(p.getKey())) {
+                    halfOpen.add(p.getValue()); // a connection still being set up
+                }
             }
+        }
+        for (RdmaEndpoint h : halfOpen) {
+            h.close();
         }
         channel.close();
     }
