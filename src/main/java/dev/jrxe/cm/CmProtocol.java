@@ -23,10 +23,10 @@ final class CmProtocol {
     private static final int CA_ACK_DELAY = 15;
     private static final int HOP_LIMIT = 64;
     private static final int MAX_RD_ATOMIC = 16;
-    /** Bounds on the REP retransmission a REQ may ask for (4.096 µs × 2^x: 256 ms .. 8.6 s). */
+    /** Bounds on the REP retransmission a REQ may ask for (4.096 µs × 2^x: 256 ms .. 2.1 s; 4 retries: a half-open connection lasts about 10 s at most). */
     static final int MIN_PEER_TIMEOUT = 16;
-    static final int MAX_PEER_TIMEOUT = 23;
-    static final int MAX_PEER_RETRIES = 5;
+    static final int MAX_PEER_TIMEOUT = 19;
+    static final int MAX_PEER_RETRIES = 4;
 
     private CmProtocol() {
     }
@@ -178,7 +178,7 @@ final class CmProtocol {
         c.rnrRetry = m.bits(Req.BYTE50, 0, 3);
         c.mtuEnum = Math.max(1, Math.min(m.bits(Req.BYTE50, 4, 4), 5));
         // the REP timer is the peer's to choose, within bounds: not a flood (x < 16: < 256 ms) and
-        // no half-open connection for hours (x 31 × 15 retries: 37 h); at most 5 retries
+        // no half-open connection for hours (x 31 × 15 retries: 37 h); at most 4 retries
         c.peerResponseTimeout = clamp(m.bits(Req.BYTE47, 3, 5), MIN_PEER_TIMEOUT, MAX_PEER_TIMEOUT);
         c.peerMaxRetries = Math.min(m.bits(Req.BYTE51, 4, 4), MAX_PEER_RETRIES);
         c.packetLifeTime = Math.max(0, m.bits(Req.BYTE95, 3, 5) - 1);
