@@ -59,3 +59,26 @@ jrxe_command() {
   [ -n "$java_bin" ] || { echo "$tag: no JDK >= 25 found" >&2; exit 1; }
   jrxe=("$java_bin" --enable-native-access=ALL-UNNAMED -jar "$here/target/jrxe.jar")
 }
+
+# wait_for_line NAME FILE PATTERN PID LIMIT: waits until FILE has a line matching PATTERN (grep -E);
+# fails with FILE's contents when process PID ended first or LIMIT seconds passed.
+wait_for_line() {
+  local name="$1" file="$2" pattern="$3" pid="$4" limit="$5"
+  local deadline=$((SECONDS + limit))
+  until grep -Eq "$pattern" "$file" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
+      echo "$name: server did not start:" >&2
+      sed 's/^/server: /' "$file" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# side_status NAME SIDE RC: 0 when RC is 0, else a message and 1.
+side_status() {
+  if [ "$3" -ne 0 ]; then
+    echo "$1: $2 failed with exit status $3" >&2
+    return 1
+  fi
+}

@@ -38,15 +38,7 @@ server_pid=$!
 BG_PID=$server_pid
 
 # The client retries its TCP connect for a few seconds only: start it once the server listens.
-deadline=$((SECONDS + limit))
-until grep -q '^  local address:' "$work/server.out" 2>/dev/null; do
-  if ! kill -0 "$server_pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
-    echo "netns-odp-pingpong: server did not start:" >&2
-    sed 's/^/server: /' "$work/server.out" >&2
-    exit 1
-  fi
-  sleep 0.2
-done
+wait_for_line netns-odp-pingpong "$work/server.out" '^  local address:' "$server_pid" "$limit" || exit 1
 
 client_rc=0
 timeout "$limit" ip netns exec "$ns_client" "${jrxe[@]}" rc-pingpong -g 1 -O --ip "$client_ip" "$@" "$server_ip" \
@@ -61,8 +53,7 @@ sed 's/^/client: /' "$work/client.out"
 status=0
 for side in server client; do
   rc_var="${side}_rc"
-  if [ "${!rc_var}" -ne 0 ]; then
-    echo "netns-odp-pingpong: $side failed with exit status ${!rc_var}" >&2
+  if ! side_status netns-odp-pingpong "$side" "${!rc_var}"; then
     status=1
   elif ! grep -q 'Mbit/sec$' "$work/$side.out" || ! grep -q 'usec/iter$' "$work/$side.out"; then
     echo "netns-odp-pingpong: $side printed no Mbit/sec and usec/iter lines" >&2

@@ -32,15 +32,7 @@ timeout "$limit" ip netns exec "$ns_server" "${jrxe[@]}" rping -s -a "$server_ip
 server_pid=$!
 BG_PID=$server_pid
 
-deadline=$((SECONDS + limit))
-until grep -q '^rping: listening on' "$work/server.out" 2>/dev/null; do
-  if ! kill -0 "$server_pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
-    echo "netns-rping: server did not start:" >&2
-    sed 's/^/server: /' "$work/server.out" >&2
-    exit 1
-  fi
-  sleep 0.2
-done
+wait_for_line netns-rping "$work/server.out" '^rping: listening on' "$server_pid" "$limit" || exit 1
 
 client_rc=0
 timeout "$limit" ip netns exec "$ns_client" "${jrxe[@]}" rping -c -a "$server_ip" --ip "$client_ip" -V "$@" \
@@ -55,8 +47,7 @@ sed 's/^/client: /' "$work/client.out"
 status=0
 for side in server client; do
   rc_var="${side}_rc"
-  if [ "${!rc_var}" -ne 0 ]; then
-    echo "netns-rping: $side failed with exit status ${!rc_var}" >&2
+  if ! side_status netns-rping "$side" "${!rc_var}"; then
     status=1
   elif ! grep -q "^$side DISCONNECT EVENT\.\.\.$" "$work/$side.out"; then
     echo "netns-rping: $side printed no disconnect event" >&2

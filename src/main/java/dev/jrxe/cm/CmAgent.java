@@ -312,6 +312,8 @@ final class CmAgent {
             case Mad.ATTR_MRA -> CmProtocol.onMra(this, src, m);
             case Mad.ATTR_DREQ -> CmProtocol.onDreq(this, src, m);
             case Mad.ATTR_DREP -> CmProtocol.onDrep(this, src, m);
+            case Mad.ATTR_SIDR_REQ -> CmProtocol.onSidrReq(this, src, m);
+            case Mad.ATTR_SIDR_REP -> CmProtocol.onSidrRep(this, src, m);
             default -> false;
         };
         if (!taken) {

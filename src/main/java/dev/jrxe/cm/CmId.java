@@ -96,6 +96,8 @@ public final class CmId implements AutoCloseable {
 
     /** Answer a peer's DREQ with the DREP at once (the endpoint API), not at {@link #disconnect}. */
     volatile boolean replyToDreq;
+    /** Passive UD: the SIDR_REP sent, again for a duplicate SIDR_REQ. */
+    Mad sidrRep;
     /** Active: the RTU sent, again for a duplicate REP. */
     Mad rtu;
     byte[] pendingPrivateData;
@@ -123,12 +125,13 @@ public final class CmId implements AutoCloseable {
 
     /**
      * {@code rdma_create_id} on {@code device}: events go to {@code channel}; {@code portSpace}
-     * {@link ServiceIds#PS_TCP} for RC (what rping and perftest use).
+     * {@link ServiceIds#PS_TCP} for RC (what rping and perftest use), {@link ServiceIds#PS_UDP}
+     * for UD: "connect" then resolves the peer's QPN and Q_Key with SIDR (ESTABLISHED carries them).
      */
     public static CmId create(EventChannel channel, Device device, int portSpace) {
-        if (portSpace != ServiceIds.PS_TCP) {
+        if (portSpace != ServiceIds.PS_TCP && portSpace != ServiceIds.PS_UDP) {
             throw new VerbsException(Errno.EPROTONOSUPPORT, "port space 0x" + Integer.toHexString(portSpace)
-                + ": jrxe's CM connects RC QPs (RDMA_PS_TCP)");
+                + ": jrxe's CM has RDMA_PS_TCP (RC, IB CM) and RDMA_PS_UDP (UD, SIDR)");
         }
         return new CmId(device, channel, portSpace, null);
     }
@@ -243,8 +246,27 @@ public final class CmId implements AutoCloseable {
      * and atomics allowed; what the MRs allow decides). The CM moves it to RTR and RTS.
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
-        if (attr.qpType != QpType.RC) {
-            throw einval("the CM connects RC QPs");
+        int wanted = portSpace == ServiceIds.PS_UDP ? QpType.UD : QpType.RC;
+        if (attr.qpType != wanted) {
+            throw einval("RDMA_PS_TCP ids take RC QPs, RDMA_PS_UDP ids UD QPs");
+        }
+        if (wanted == QpType.UD) {
+            synchronized (agent) {
+                if (qp != null) {
+                    throw einval("the id has a QP");
+                }
+                QueuePair q = pd.createQp(attr);
+                try {
+                    // rdma_cm's UD QPs: rdma_create_qp takes them to RTS with RDMA_UDP_QKEY
+                    dev.jrxe.verbs.UdSetup.toRts(q, ServiceIds.UDP_QKEY, agent.random.nextInt() & 0xFFFFFF);
+                } catch (RuntimeException e) {
+                    q.close();
+                    throw e;
+                }
+                qp = q;
+                ownQp = true;
+                return q;
+            }
         }
         synchronized (agent) {
             if (qp != null) {
@@ -276,6 +298,14 @@ public final class CmId implements AutoCloseable {
                 throw einval("create the QP first (rdma_create_qp)");
             }
             ConnParam p = param == null ? new ConnParam() : param;
+            if (portSpace == ServiceIds.PS_UDP) {
+                if (p.privateData != null && p.privateData.length
+                    > CmMessages.SidrReq.PRIVATE_DATA_SIZE - CmaHeader.SIZE) {
+                    throw einval("SIDR_REQ private data is at most 180 bytes");
+                }
+                CmProtocol.sendSidrReq(this, p);
+                return;
+            }
             if (p.privateData != null && p.privateData.length > CmaHeader.USER_DATA_SIZE) {
                 throw einval("REQ private data is at most " + CmaHeader.USER_DATA_SIZE + " bytes");
             }
@@ -310,6 +340,10 @@ public final class CmId implements AutoCloseable {
                 throw einval("create the QP first (rdma_create_qp)");
             }
             ConnParam p = param == null ? new ConnParam() : param;
+            if (portSpace == ServiceIds.PS_UDP) {
+                CmProtocol.sendSidrRep(this, CmMessages.SidrRep.SUCCESS, p.privateData);
+                return;
+            }
             if (p.privateData != null && p.privateData.length > CmMessages.Rep.PRIVATE_DATA_SIZE) {
                 throw einval("REP private data is at most " + CmMessages.Rep.PRIVATE_DATA_SIZE);
             }
@@ -324,7 +358,11 @@ public final class CmId implements AutoCloseable {
             if (privateData != null && privateData.length > CmMessages.Rej.PRIVATE_DATA_SIZE) {
                 throw einval("REJ private data is at most " + CmMessages.Rej.PRIVATE_DATA_SIZE);
             }
-            CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED, CmMessages.Rej.MSG_REQ, privateData);
+            if (portSpace == ServiceIds.PS_UDP) {
+                CmProtocol.sendSidrRep(this, CmMessages.SidrRep.REJECT, privateData);
+            } else {
+                CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED, CmMessages.Rej.MSG_REQ, privateData);
+            }
             finish();
             state = CLOSED; // nothing more to say: close() sends no second REJ, accept() is refused
         }
@@ -336,6 +374,10 @@ public final class CmId implements AutoCloseable {
      */
     public void disconnect() {
         synchronized (agent) {
+            if (portSpace == ServiceIds.PS_UDP) {
+                toError(); // a UD id has no connection to end on the wire
+                return;
+            }
             if (state == ESTABLISHED) {
                 toError();
                 CmProtocol.sendDreq(this);
@@ -358,7 +400,8 @@ public final class CmId implements AutoCloseable {
     @Override
     public void close() {
         synchronized (agent) {
-            switch (state) {
+            int st = portSpace == ServiceIds.PS_UDP && state != LISTEN ? CLOSED : state; // SIDR owes nothing
+            switch (st) {
                 case REQ_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.TIMEOUT, CmMessages.Rej.MSG_REQ, null);
                 case REQ_RCVD, REP_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED,
                     state == REQ_RCVD ? CmMessages.Rej.MSG_REQ : CmMessages.Rej.MSG_REP, null);

@@ -130,6 +130,38 @@ public final class CmMessages {
         }
     }
 
+    /** SIDR_REQ (0x0017): Request ID, P_Key, Service ID, 216 bytes of private data (rdma_cm header first). */
+    public static final class SidrReq {
+        public static final int REQUEST_ID = 0;
+        public static final int PKEY = 4;
+        public static final int SERVICE_ID = 8;
+        public static final int PRIVATE_DATA = 16;
+        public static final int PRIVATE_DATA_SIZE = 216;
+
+        private SidrReq() {
+        }
+    }
+
+    /** SIDR_REP (0x0018): Request ID, Status, the QPN and Q_Key to send to, 136 bytes of private data. */
+    public static final class SidrRep {
+        public static final int REQUEST_ID = 0;
+        public static final int STATUS = 4;
+        public static final int QPN = 8;
+        public static final int SERVICE_ID = 12;
+        public static final int QKEY = 20;
+        public static final int PRIVATE_DATA = 96;
+        public static final int PRIVATE_DATA_SIZE = 136;
+
+        public static final int SUCCESS = 0;
+        /** No listener for the service ID. */
+        public static final int UNSUPPORTED = 1;
+        public static final int REJECT = 2;
+        public static final int NO_QP = 3;
+
+        private SidrRep() {
+        }
+    }
+
     /** REJ reasons (enum ib_cm_rej_reason). */
     public static final class RejReason {
         public static final int NO_QP = 1;

@@ -7,6 +7,8 @@ import dev.jrxe.cm.CmMessages.RejReason;
 import dev.jrxe.cm.CmMessages.Rep;
 import dev.jrxe.cm.CmMessages.Req;
 import dev.jrxe.cm.CmMessages.Rtu;
+import dev.jrxe.cm.CmMessages.SidrRep;
+import dev.jrxe.cm.CmMessages.SidrReq;
 import dev.jrxe.sys.Errno;
 import dev.jrxe.verbs.Gid;
 import dev.jrxe.verbs.VerbsException;
@@ -359,6 +361,102 @@ final class CmProtocol {
         m.u32(Rej.LOCAL_COMM_ID, 0).u32(Rej.REMOTE_COMM_ID, req.u32(Req.LOCAL_COMM_ID)).u8(Rej.BYTE8, Rej.MSG_REQ << 6)
             .u16(Rej.REASON, reason);
         a.send(src, m);
+    }
+
+    // ------------------------------------------------------------------ SIDR (UD ids, RDMA_PS_UDP)
+
+    /** A UD id's "connect": a SIDR_REQ asking the service for its QPN and Q_Key (cma_resolve_ib_udp). */
+    static void sendSidrReq(CmId id, ConnParam p) {
+        CmAgent a = id.agent;
+        id.localCommId = a.newCommId();
+        a.byLocalId.put(id.localCommId, id);
+        id.tid = a.newTid(id.localCommId);
+        Mad m = new Mad().cm(Mad.ATTR_SIDR_REQ, id.tid);
+        m.u32(SidrReq.REQUEST_ID, id.localCommId).u16(SidrReq.PKEY, 0xFFFF)
+            .u64(SidrReq.SERVICE_ID, ServiceIds.of(id.portSpace, id.remotePort))
+            .data(SidrReq.PRIVATE_DATA, new CmaHeader(id.localPort, id.localAddr, id.remoteAddr).encode(p.privateData),
+                SidrReq.PRIVATE_DATA_SIZE);
+        a.send(id.remoteAddr, m);
+        id.arm(m, 2 * CmMessages.timeoutMillis(id.packetLifeTime) + CmMessages.timeoutMillis(id.responseTimeout),
+            id.maxCmRetries);
+        id.state = CmId.REQ_SENT;
+    }
+
+    static boolean onSidrReq(CmAgent a, int src, Mad m) {
+        int requestId = m.u32(SidrReq.REQUEST_ID);
+        CmId dup = a.byRemote.get(remoteKey(src, requestId));
+        if (dup != null) {
+            if (dup.sidrRep != null) {
+                a.send(src, dup.sidrRep); // our SIDR_REP was lost
+            }
+            return true;
+        }
+        long sid = m.u64(SidrReq.SERVICE_ID);
+        CmId l = a.listeners.get(sid);
+        byte[] priv = m.data(SidrReq.PRIVATE_DATA, SidrReq.PRIVATE_DATA_SIZE);
+        CmaHeader h = CmaHeader.decode(priv);
+        if (l == null || ServiceIds.portSpace(sid) != ServiceIds.PS_UDP || h == null
+            || h.destAddr() != a.device.address() || h.sourceAddr() != src || l.pendingRequests() >= l.backlog) {
+            sidrRep(a, src, m.transactionId(), requestId, sid,
+                l == null ? SidrRep.UNSUPPORTED : SidrRep.REJECT, 0, 0, null);
+            return true;
+        }
+        CmId c = CmId.passive(l);
+        c.localPort = l.localPort;
+        c.remoteAddr = src;
+        c.remotePort = h.sourcePort();
+        c.remoteCommId = requestId;
+        c.tid = m.transactionId();
+        c.localCommId = a.newCommId();
+        a.byLocalId.put(c.localCommId, c);
+        a.byRemote.put(remoteKey(src, requestId), c);
+        c.state = CmId.REQ_RCVD;
+        ConnParam ev = new ConnParam();
+        ev.privateData = CmaHeader.userData(priv);
+        c.event(CmEventType.CONNECT_REQUEST, 0, ev.privateData, ev);
+        return true;
+    }
+
+    /** The passive UD id's answer: its QPN and Q_Key ({@code status} SUCCESS), or a refusal. */
+    static void sendSidrRep(CmId id, int status, byte[] privateData) {
+        long sid = ServiceIds.of(id.portSpace, id.localPort);
+        id.sidrRep = sidrRep(id.agent, id.remoteAddr, id.tid, id.remoteCommId, sid, status,
+            status == SidrRep.SUCCESS ? id.qp.qpNum() : 0, status == SidrRep.SUCCESS ? ServiceIds.UDP_QKEY : 0,
+            privateData);
+        id.state = status == SidrRep.SUCCESS ? CmId.ESTABLISHED : CmId.CLOSED;
+    }
+
+    private static Mad sidrRep(CmAgent a, int dest, long tid, int requestId, long sid, int status, int qpn, int qkey,
+                               byte[] privateData) {
+        Mad m = new Mad().cm(Mad.ATTR_SIDR_REP, tid);
+        m.u32(SidrRep.REQUEST_ID, requestId).u8(SidrRep.STATUS, status).u24(SidrRep.QPN, qpn)
+            .u64(SidrRep.SERVICE_ID, sid).u32(SidrRep.QKEY, qkey)
+            .data(SidrRep.PRIVATE_DATA, privateData, SidrRep.PRIVATE_DATA_SIZE);
+        a.send(dest, m);
+        return m;
+    }
+
+    static boolean onSidrRep(CmAgent a, int src, Mad m) {
+        CmId id = a.byLocalId.get(m.u32(SidrRep.REQUEST_ID));
+        if (id == null || id.remoteAddr != src || id.state != CmId.REQ_SENT || id.portSpace != ServiceIds.PS_UDP) {
+            return false;
+        }
+        id.finish();
+        int status = m.u8(SidrRep.STATUS);
+        byte[] priv = m.data(SidrRep.PRIVATE_DATA, SidrRep.PRIVATE_DATA_SIZE);
+        if (status != SidrRep.SUCCESS) {
+            id.state = CmId.CLOSED;
+            id.event(CmEventType.UNREACHABLE, status, priv, null); // as cma.c: the SIDR status
+            return true;
+        }
+        id.remoteQpn = m.u24(SidrRep.QPN);
+        id.state = CmId.ESTABLISHED;
+        ConnParam ev = new ConnParam();
+        ev.qpNum = id.remoteQpn;
+        ev.qkey = m.u32(SidrRep.QKEY);
+        ev.privateData = priv;
+        id.event(CmEventType.ESTABLISHED, 0, priv, ev);
+        return true;
     }
 
     /** The last retry of {@code id}'s pending MAD went unanswered. */

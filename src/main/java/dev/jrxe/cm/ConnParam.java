@@ -13,6 +13,8 @@ public final class ConnParam {
     public int rnrRetryCount = 7;
     /** The peer's QPN (filled in the events), or a self-managed QP's number ({@code rping -q}). */
     public int qpNum;
+    /** UD ids (RDMA_PS_UDP): the peer's Q_Key ({@code param.ud.qkey}); send to {@code qpNum} with it. */
+    public int qkey;
 
     public ConnParam() {
     }
@@ -25,6 +27,7 @@ public final class ConnParam {
         c.retryCount = retryCount;
         c.rnrRetryCount = rnrRetryCount;
         c.qpNum = qpNum;
+        c.qkey = qkey;
         return c;
     }
 }

@@ -7,6 +7,9 @@ public final class ServiceIds {
     public static final int PS_UDP = 0x0111;
     public static final int PS_IB = 0x013F;
 
+    /** rdma_cm's Q_Key for UD ids of RDMA_PS_UDP (rdma_cma.h RDMA_UDP_QKEY). */
+    public static final int UDP_QKEY = 0x01234567;
+
     private ServiceIds() {
     }
 

@@ -180,4 +180,65 @@ class CmConnectTest {
             }
         });
     }
+
+    /** test_rdmacm's UDP port space: SIDR resolves a UD service's QPN and Q_Key; a datagram follows. */
+    @Test
+    void shouldResolveAUdServiceWithSidrAndSendToIt() {
+        withDevices(p -> {
+            try {
+                CmId listen = CmId.create(p.cha(), p.a(), ServiceIds.PS_UDP);
+                listen.bindAddr(0, 7200);
+                listen.listen(3);
+                CmId client = CmId.create(p.chb(), p.b(), ServiceIds.PS_UDP);
+                client.resolveAddr(0, p.a().address(), 7200, 2000);
+                expect(p.chb(), CmEventType.ADDR_RESOLVED);
+                client.resolveRoute(2000);
+                expect(p.chb(), CmEventType.ROUTE_RESOLVED);
+                QueuePair cqp = client.createQp(p.pdb(), new QpInitAttr(QpType.UD, p.cqb(), p.cqb(),
+                    new QpCap(8, 8, 1, 1, 0)));
+                ConnParam cp = new ConnParam();
+                cp.privateData = "udp please".getBytes();
+                client.connect(cp);
+                CmEvent req = expect(p.cha(), CmEventType.CONNECT_REQUEST);
+                assertThat(new String(req.privateData(), 0, 10)).isEqualTo("udp please");
+                CmId server = req.id();
+                QueuePair sqp = server.createQp(p.pda(), new QpInitAttr(QpType.UD, p.cqa(), p.cqa(),
+                    new QpCap(8, 8, 1, 1, 0)));
+                sqp.postRecv(new RecvWr(1).sge(p.bufA().address(), 40 + 64, p.mra().lkey()));
+                server.accept(null);
+                CmEvent est = expect(p.chb(), CmEventType.ESTABLISHED);
+                assertThat(est.param().qpNum).isEqualTo(sqp.qpNum());
+                assertThat(est.param().qkey).isEqualTo(ServiceIds.UDP_QKEY);
+                try (dev.jrxe.verbs.AddressHandle ah = p.pdb().createAh(
+                    new dev.jrxe.verbs.AhAttr(p.a().queryGid(1, 1), 1))) {
+                    SendWr s = new SendWr(1).sge(p.bufB().address(), 64, p.mrb().lkey());
+                    s.sendFlags = SendFlags.SIGNALED;
+                    s.ah = ah;
+                    s.remoteQpn = est.param().qpNum;
+                    s.remoteQkey = est.param().qkey;
+                    cqp.postSend(s);
+                    assertThat(poll(p.cqb()).status).isEqualTo(WcStatus.SUCCESS);
+                    WorkCompletion r = poll(p.cqa());
+                    assertThat(r.status).isEqualTo(WcStatus.SUCCESS);
+                    assertThat(r.srcQp).isEqualTo(cqp.qpNum());
+                }
+                server.close();
+                client.close();
+
+                CmId nobody = CmId.create(p.chb(), p.b(), ServiceIds.PS_UDP);
+                nobody.resolveAddr(0, p.a().address(), 7201, 2000);
+                expect(p.chb(), CmEventType.ADDR_RESOLVED);
+                nobody.resolveRoute(2000);
+                expect(p.chb(), CmEventType.ROUTE_RESOLVED);
+                nobody.createQp(p.pdb(), new QpInitAttr(QpType.UD, p.cqb(), p.cqb(), new QpCap(8, 8, 1, 1, 0)));
+                nobody.connect(null);
+                CmEvent none = expect(p.chb(), CmEventType.UNREACHABLE);
+                assertThat(none.status()).as("SIDR status: no listener").isEqualTo(CmMessages.SidrRep.UNSUPPORTED);
+                nobody.close();
+                listen.close();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
 }
