@@ -15,6 +15,8 @@ public final class CmEventType {
     public static final int DISCONNECTED = 10;
     public static final int DEVICE_REMOVAL = 11;
     public static final int TIMEWAIT_EXIT = 15;
+    public static final int ADDRINFO_RESOLVED = 16;
+    public static final int ADDRINFO_ERROR = 17;
 
     private CmEventType() {
     }
@@ -35,6 +37,8 @@ public final class CmEventType {
             case DISCONNECTED -> "RDMA_CM_EVENT_DISCONNECTED";
             case DEVICE_REMOVAL -> "RDMA_CM_EVENT_DEVICE_REMOVAL";
             case TIMEWAIT_EXIT -> "RDMA_CM_EVENT_TIMEWAIT_EXIT";
+            case ADDRINFO_RESOLVED -> "RDMA_CM_EVENT_ADDRINFO_RESOLVED";
+            case ADDRINFO_ERROR -> "RDMA_CM_EVENT_ADDRINFO_ERROR";
             default -> "UNKNOWN EVENT " + type;
         };
     }

@@ -232,6 +232,59 @@ public final class CmId implements AutoCloseable {
         }
     }
 
+    /** What {@link #resolveAddrinfo} found: the destination's IPv4 address and port. */
+    public record AddrInfo(int destAddr, int destPort) {
+    }
+
+    private volatile AddrInfo addrInfo;
+
+    /**
+     * {@code rdma_resolve_addrinfo} (DNS, as librdmacm without RAI_SA): resolves {@code node} (a
+     * host name or IPv4 address) and {@code service} (a port number) on the calling thread;
+     * ADDRINFO_RESOLVED follows ({@link #queryAddrinfo} has the result), or ADDRINFO_ERROR with
+     * -EINVAL (a port that is not one) or -ENOENT (a name without IPv4 address).
+     */
+    public void resolveAddrinfo(String node, String service) {
+        int port;
+        try {
+            port = Integer.parseInt(service);
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        int dst = 0;
+        int status = 0;
+        if (port <= 0 || port > 0xFFFF) {
+            status = -Errno.EINVAL;
+        } else {
+            try {
+                for (java.net.InetAddress ia : java.net.InetAddress.getAllByName(node)) {
+                    if (ia instanceof java.net.Inet4Address a4) {
+                        dst = dev.jrxe.net.Links.toInt(a4);
+                        break;
+                    }
+                }
+            } catch (java.net.UnknownHostException e) {
+                dst = 0;
+            }
+            if (dst == 0) {
+                status = -Errno.ENOENT;
+            }
+        }
+        synchronized (agent) {
+            if (status == 0) {
+                addrInfo = new AddrInfo(dst, port);
+                event(CmEventType.ADDRINFO_RESOLVED, 0, null, null);
+            } else {
+                event(CmEventType.ADDRINFO_ERROR, status, null, null);
+            }
+        }
+    }
+
+    /** {@code rdma_query_addrinfo}: what {@link #resolveAddrinfo} found, or null. */
+    public AddrInfo queryAddrinfo() {
+        return addrInfo;
+    }
+
     /** {@code rdma_resolve_route}: ROUTE_RESOLVED follows (RoCEv2 over IPv4: the route is the address). */
     public void resolveRoute(int timeoutMs) {
         synchronized (agent) {

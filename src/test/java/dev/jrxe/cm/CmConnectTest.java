@@ -92,7 +92,14 @@ class CmConnectTest {
                 listen.listen(3);
 
                 CmId client = CmId.create(p.chb(), p.b(), ServiceIds.PS_TCP);
-                client.resolveAddr(0, p.a().address(), p.port(), 2000);
+                // test_rdmacm_async_resolve_addrinfo: the address through rdma_resolve_addrinfo first
+                client.resolveAddrinfo("127.0.0.2", Integer.toString(p.port()));
+                expect(p.chb(), CmEventType.ADDRINFO_RESOLVED);
+                CmId.AddrInfo ai = client.queryAddrinfo();
+                assertThat(ai).isEqualTo(new CmId.AddrInfo(p.a().address(), p.port()));
+                client.resolveAddrinfo("127.0.0.2", "not-a-port");
+                assertThat(expect(p.chb(), CmEventType.ADDRINFO_ERROR).status()).isEqualTo(-dev.jrxe.sys.Errno.EINVAL);
+                client.resolveAddr(0, ai.destAddr(), ai.destPort(), 2000);
                 expect(p.chb(), CmEventType.ADDR_RESOLVED);
                 client.resolveRoute(2000);
                 expect(p.chb(), CmEventType.ROUTE_RESOLVED);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The CM on the wire: a connect and a disconnect between two jrxe devices, captured: every MAD is
  * a UD SEND_ONLY from QP1 to QP1 with the GSI Q_Key from UDP port 55410, tshark decodes REQ, REP,
- * RTU, DREQ and DREP as InfiniBand CM with the fields jrxe meant (service ID, QPNs, PSNs, the
+ * RTU, DREQ, DREP and REJ as InfiniBand CM with the fields jrxe meant (service ID, QPNs, PSNs, the
  * rdma_cm header's addresses), and the roce_check.py oracle passes every packet.
  */
 class CmCaptureTest {
@@ -35,6 +35,11 @@ class CmCaptureTest {
                  RdmaEndpoint s = server.accept(Duration.ofSeconds(5))) {
                 clientQpn = c.qp().qpNum();
                 serverQpn = s.qp().qpNum();
+            }
+            try {
+                RdmaClient.connect(b, a.address(), 7175).close(); // nothing listens: a REJ
+            } catch (dev.jrxe.cm.CmException expected) {
+                // refused, as meant
             }
         }
         assertThat(Tools.roceCheck(pcap, PORT).out()).contains(" 0 failed");
@@ -54,7 +59,9 @@ class CmCaptureTest {
             assertThat(Long.decode(m[8])).isEqualTo(3);
         }
         List<Long> attrs = mads.stream().map(m -> Long.decode(m[9])).toList();
-        assertThat(attrs).containsSubsequence(0x10L, 0x13L, 0x14L, 0x15L, 0x16L); // REQ REP RTU DREQ DREP
+        assertThat(attrs).containsSubsequence(0x10L, 0x13L, 0x14L, 0x15L, 0x16L, 0x10L, 0x12L); // ... REQ REJ
+        String[] rej = Tools.tsharkFields(pcap, PORT, "infiniband.cm.rej.reason", "infiniband.cm.rej.reason").getFirst();
+        assertThat(Long.decode(rej[0])).as("invalid service ID").isEqualTo(8);
 
         String[] req = Tools.tsharkFields(pcap, PORT, "infiniband.cm.req", "infiniband.cm.req.serviceid.dport",
             "infiniband.cm.req.localqpn", "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4",
