@@ -61,6 +61,7 @@ final class CmAgent {
     private final MemorySegment recvBufs;
     private final MemorySegment sendBufs;
     private final MemoryRegion mr;
+    private final MemoryRegion sendMr;
     /**
      * Address handles by destination, least recently used first, at most {@link #MAX_HANDLES}:
      * replies to anyone (a REJ, a DREP to a spoofed source) must not exhaust the device's max_ah.
@@ -101,39 +102,49 @@ final class CmAgent {
     private CmAgent(Device device) {
         this.device = device;
         this.guid = device.nodeGuid();
-        this.pd = device.allocPd();
-        this.channel = device.createCompChannel();
+        ProtectionDomain p = null;
+        CompletionChannel ch = null;
         CompletionQueue c = null;
         QueuePair q = null;
+        MemoryRegion rmr = null;
+        MemoryRegion smr = null;
         try {
-            c = device.createCq(RECVS + SENDS + 8, channel, 0);
-            q = pd.createGsiQp(new QpInitAttr(QpType.UD, c, c, new QpCap(SENDS, RECVS, 1, 1, 0)));
+            p = device.allocPd();
+            ch = device.createCompChannel();
+            c = device.createCq(RECVS + SENDS + 8, ch, 0);
+            q = p.createGsiQp(new QpInitAttr(QpType.UD, c, c, new QpCap(SENDS, RECVS, 1, 1, 0)));
             UdSetup.toRts(q, GSI_QKEY, 0);
-        } catch (RuntimeException e) {
-            if (q != null) {
-                q.close();
+            this.recvBufs = arena.allocate((long) RECVS * SLOT, 64);
+            this.sendBufs = arena.allocate((long) SENDS * Mad.SIZE, 64);
+            rmr = p.registerMemory(recvBufs, Access.LOCAL_WRITE);
+            smr = p.registerMemory(sendBufs, 0);
+            this.pd = p;
+            this.channel = ch;
+            this.cq = c;
+            this.qp1 = q;
+            this.mr = rmr;
+            this.sendMr = smr;
+            for (int i = 0; i < RECVS; i++) {
+                postRecv(i);
             }
-            if (c != null) {
-                c.close();
+            cq.requestNotify(false);
+            this.thread = Thread.ofPlatform().daemon().name("jrxe-cm-" + device.name()).start(this::loop);
+        } catch (RuntimeException | Error e) {
+            // a half-made agent must not keep the device's QP1 (the next CmId could not have it)
+            for (AutoCloseable r : new AutoCloseable[] {q, smr, rmr, c, ch, p}) {
+                if (r != null) {
+                    try {
+                        r.close();
+                    } catch (Exception ignored) {
+                        // releasing the rest matters more
+                    }
+                }
             }
-            pd.close();
             arena.close();
             throw e;
         }
-        this.cq = c;
-        this.qp1 = q;
-        this.recvBufs = arena.allocate((long) RECVS * SLOT, 64);
-        this.sendBufs = arena.allocate((long) SENDS * Mad.SIZE, 64);
-        this.mr = pd.registerMemory(recvBufs, Access.LOCAL_WRITE);
-        this.sendMr = pd.registerMemory(sendBufs, 0);
-        for (int i = 0; i < RECVS; i++) {
-            postRecv(i);
-        }
-        cq.requestNotify(false);
-        this.thread = Thread.ofPlatform().daemon().name("jrxe-cm-" + device.name()).start(this::loop);
     }
 
-    private final MemoryRegion sendMr;
 
     /** The agent of {@code device}, made on first use; {@code id} becomes one of its users. */
     static CmAgent join(Device device, CmId id) {
@@ -261,37 +272,48 @@ final class CmAgent {
         int n;
         while (running && (n = cq.poll(wcs)) > 0) {
             for (int i = 0; i < n; i++) {
-                WorkCompletion wc = wcs[i];
-                if (wc.opcode == WcOpcode.SEND || wc.wrId < 0) {
-                    synchronized (this) {
-                        sendsOutstanding--;
-                        Queued q;
-                        while (sendsOutstanding < SENDS && (q = backlog.poll()) != null) {
-                            send(q.destAddr(), q.mad());
-                        }
-                    }
-                    continue;
-                }
-                int slot = (int) wc.wrId;
                 try {
-                    if (wc.ok() && wc.byteLen == SLOT) {
-                        MemorySegment at = recvBufs.asSlice((long) slot * SLOT, SLOT);
-                        int src = at.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 32);
-                        byte[] bytes = at.asSlice(GRH, Mad.SIZE).toArray(ValueLayout.JAVA_BYTE);
-                        synchronized (this) {
-                            dispatch(src, new Mad(bytes));
-                        }
-                    } else {
-                        synchronized (this) {
-                            madsDropped++;
-                        }
-                    }
-                } finally {
-                    // whatever the MAD did, its buffer goes back: a CM that stops receiving is deaf
-                    if (running && qp1.state() != dev.jrxe.ib.QpState.ERR) {
-                        postRecv(slot);
+                    take(wcs[i]);
+                } catch (Throwable t) {
+                    // one completion's trouble must not lose the others of the batch
+                    synchronized (this) {
+                        madsDropped++;
                     }
                 }
+            }
+        }
+    }
+
+    /** One completion of QP1: a send's credit back, or a MAD to dispatch and its buffer reposted. */
+    private void take(WorkCompletion wc) {
+        if (wc.opcode == WcOpcode.SEND || wc.wrId < 0) {
+            synchronized (this) {
+                sendsOutstanding--;
+                Queued q;
+                while (sendsOutstanding < SENDS && (q = backlog.poll()) != null) {
+                    send(q.destAddr(), q.mad());
+                }
+            }
+            return;
+        }
+        int slot = (int) wc.wrId;
+        try {
+            if (wc.ok() && wc.byteLen == SLOT) {
+                MemorySegment at = recvBufs.asSlice((long) slot * SLOT, SLOT);
+                int src = at.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 32);
+                byte[] bytes = at.asSlice(GRH, Mad.SIZE).toArray(ValueLayout.JAVA_BYTE);
+                synchronized (this) {
+                    dispatch(src, new Mad(bytes));
+                }
+            } else {
+                synchronized (this) {
+                    madsDropped++;
+                }
+            }
+        } finally {
+            // whatever the MAD did, its buffer goes back: a CM that stops receiving is deaf
+            if (running && qp1.state() != dev.jrxe.ib.QpState.ERR) {
+                postRecv(slot);
             }
         }
     }

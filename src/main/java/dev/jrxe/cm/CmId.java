@@ -253,12 +253,13 @@ public final class CmId implements AutoCloseable {
         }
         int dst = 0;
         int status = 0;
-        if (port <= 0 || port > 0xFFFF) {
+        if (node == null || port <= 0 || port > 0xFFFF) {
             status = -Errno.EINVAL;
         } else {
             try {
                 for (java.net.InetAddress ia : java.net.InetAddress.getAllByName(node)) {
-                    if (ia instanceof java.net.Inet4Address a4) {
+                    if (ia instanceof java.net.Inet4Address a4 && !a4.isMulticastAddress() && !a4.isAnyLocalAddress()
+                        && dev.jrxe.net.Links.toInt(a4) != -1) {
                         dst = dev.jrxe.net.Links.toInt(a4);
                         break;
                     }
@@ -271,8 +272,8 @@ public final class CmId implements AutoCloseable {
             }
         }
         synchronized (agent) {
+            addrInfo = status == 0 ? new AddrInfo(dst, port) : null;
             if (status == 0) {
-                addrInfo = new AddrInfo(dst, port);
                 event(CmEventType.ADDRINFO_RESOLVED, 0, null, null);
             } else {
                 event(CmEventType.ADDRINFO_ERROR, status, null, null);
@@ -394,6 +395,9 @@ public final class CmId implements AutoCloseable {
             }
             ConnParam p = param == null ? new ConnParam() : param;
             if (portSpace == ServiceIds.PS_UDP) {
+                if (p.privateData != null && p.privateData.length > CmMessages.SidrRep.PRIVATE_DATA_SIZE) {
+                    throw einval("SIDR_REP private data is at most " + CmMessages.SidrRep.PRIVATE_DATA_SIZE);
+                }
                 CmProtocol.sendSidrRep(this, CmMessages.SidrRep.SUCCESS, p.privateData);
                 return;
             }
@@ -453,7 +457,10 @@ public final class CmId implements AutoCloseable {
     @Override
     public void close() {
         synchronized (agent) {
-            int st = portSpace == ServiceIds.PS_UDP && state != LISTEN ? CLOSED : state; // SIDR owes nothing
+            if (portSpace == ServiceIds.PS_UDP && state == REQ_RCVD) {
+                CmProtocol.sendSidrRep(this, CmMessages.SidrRep.REJECT, null); // unanswered: refused
+            }
+            int st = portSpace == ServiceIds.PS_UDP && state != LISTEN ? CLOSED : state; // SIDR owes nothing more
             switch (st) {
                 case REQ_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.TIMEOUT, CmMessages.Rej.MSG_REQ, null);
                 case REQ_RCVD, REP_SENT -> CmProtocol.sendRej(this, CmMessages.RejReason.CONSUMER_DEFINED,

@@ -95,7 +95,7 @@ final class CmProtocol {
 
     static boolean onRep(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Rep.REMOTE_COMM_ID));
-        if (id == null || id.listener != null || id.remoteAddr != src) {
+        if (id == null || id.listener != null || id.remoteAddr != src || id.portSpace != ServiceIds.PS_TCP) {
             return false;
         }
         if (id.state == CmId.ESTABLISHED && id.remoteCommId == m.u32(Rep.LOCAL_COMM_ID) && id.rtu != null) {
@@ -150,6 +150,10 @@ final class CmProtocol {
         CmId l = a.listeners.get(m.u64(Req.SERVICE_ID));
         if (l == null) {
             rejectUnknown(a, src, m, RejReason.INVALID_SERVICE_ID);
+            return true;
+        }
+        if (l.portSpace != ServiceIds.PS_TCP) {
+            rejectUnknown(a, src, m, RejReason.INVALID_TRANSPORT_TYPE); // a REQ for a UD (SIDR) service
             return true;
         }
         if (m.bits(Req.BYTE43, 1, 2) != CmMessages.TRANSPORT_RC) {
@@ -236,7 +240,8 @@ final class CmProtocol {
 
     static boolean onRej(CmAgent a, int src, Mad m) {
         CmId id = a.byLocalId.get(m.u32(Rej.REMOTE_COMM_ID));
-        if (id == null || id.remoteAddr != src || (id.state != CmId.REQ_SENT && id.state != CmId.REP_SENT)) {
+        if (id == null || id.remoteAddr != src || id.portSpace != ServiceIds.PS_TCP
+            || (id.state != CmId.REQ_SENT && id.state != CmId.REP_SENT)) {
             return false;
         }
         if (id.state == CmId.REP_SENT && id.remoteCommId != m.u32(Rej.LOCAL_COMM_ID)) {
@@ -258,13 +263,16 @@ final class CmProtocol {
         int expected = id == null ? -1 : id.state == CmId.REQ_SENT ? Rej.MSG_REQ
             : id.state == CmId.REP_SENT ? Rej.MSG_REP : -1;
         // one MRA per message, from its peer, for the message it waits on (as Linux's cm_mra_handler)
-        if (id == null || id.pending == null || id.mraTaken || id.remoteAddr != src || mraed != expected) {
+        if (id == null || id.pending == null || id.mraTaken || id.remoteAddr != src || mraed != expected
+            || id.portSpace != ServiceIds.PS_TCP) {
             return false;
         }
         id.mraTaken = true;
-        int service = clamp(m.bits(Mra.BYTE9, 3, 5), 0, MAX_PEER_TIMEOUT + 1);
+        // as Linux's ib_modify_mad: the MRA's time for this and every later retry, at most x = 24 (69 s)
+        int service = clamp(m.bits(Mra.BYTE9, 3, 5), 0, 24);
         long extra = CmMessages.timeoutMillis(service) + CmMessages.timeoutMillis(id.packetLifeTime);
-        id.deadline = System.nanoTime() + extra * 1_000_000L;
+        id.timeoutNanos = extra * 1_000_000L;
+        id.deadline = System.nanoTime() + id.timeoutNanos;
         return true;
     }
 
@@ -374,8 +382,8 @@ final class CmProtocol {
         Mad m = new Mad().cm(Mad.ATTR_SIDR_REQ, id.tid);
         m.u32(SidrReq.REQUEST_ID, id.localCommId).u16(SidrReq.PKEY, 0xFFFF)
             .u64(SidrReq.SERVICE_ID, ServiceIds.of(id.portSpace, id.remotePort))
-            .data(SidrReq.PRIVATE_DATA, new CmaHeader(id.localPort, id.localAddr, id.remoteAddr).encode(p.privateData),
-                SidrReq.PRIVATE_DATA_SIZE);
+            .data(SidrReq.PRIVATE_DATA, new CmaHeader(id.localPort, id.localAddr, id.remoteAddr)
+                .encode(p.privateData, SidrReq.PRIVATE_DATA_SIZE), SidrReq.PRIVATE_DATA_SIZE);
         a.send(id.remoteAddr, m);
         id.arm(m, 2 * CmMessages.timeoutMillis(id.packetLifeTime) + CmMessages.timeoutMillis(id.responseTimeout),
             id.maxCmRetries);
@@ -449,11 +457,16 @@ final class CmProtocol {
             id.event(CmEventType.UNREACHABLE, status, priv, null); // as cma.c: the SIDR status
             return true;
         }
+        if (m.u32(SidrRep.QKEY) != ServiceIds.UDP_QKEY) {
+            id.state = CmId.CLOSED; // as cma.c cma_set_qkey: rdma_cm's UD ids use RDMA_UDP_QKEY only
+            id.event(CmEventType.ADDR_ERROR, -Errno.EINVAL, priv, null);
+            return true;
+        }
         id.remoteQpn = m.u24(SidrRep.QPN);
         id.state = CmId.ESTABLISHED;
         ConnParam ev = new ConnParam();
         ev.qpNum = id.remoteQpn;
-        ev.qkey = m.u32(SidrRep.QKEY);
+        ev.qkey = ServiceIds.UDP_QKEY;
         ev.privateData = priv;
         id.event(CmEventType.ESTABLISHED, 0, priv, ev);
         return true;
@@ -463,7 +476,9 @@ final class CmProtocol {
     static void timedOut(CmId id) {
         switch (id.state) {
             case CmId.REQ_SENT, CmId.REP_SENT -> {
-                id.toError();
+                if (id.portSpace == ServiceIds.PS_TCP) {
+                    id.toError(); // a UD id's QP is its own, not the connection's: left alone, as Linux
+                }
                 id.finish();
                 id.state = CmId.CLOSED;
                 id.event(CmEventType.UNREACHABLE, -Errno.ETIMEDOUT, null, null);

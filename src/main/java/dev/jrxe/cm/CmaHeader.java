@@ -13,16 +13,21 @@ public record CmaHeader(int sourcePort, int sourceAddr, int destAddr) {
     /** What the user may put in a REQ after the header: 92 - 36. */
     public static final int USER_DATA_SIZE = CmMessages.Req.PRIVATE_DATA_SIZE - SIZE;
 
-    /** The 36 header bytes followed by {@code user} (at most {@link #USER_DATA_SIZE}). */
+    /** The 36 header bytes followed by {@code user} (at most {@link #USER_DATA_SIZE}): a REQ's private data. */
     public byte[] encode(byte[] user) {
-        ByteBuffer b = ByteBuffer.allocate(CmMessages.Req.PRIVATE_DATA_SIZE);
+        return encode(user, CmMessages.Req.PRIVATE_DATA_SIZE);
+    }
+
+    /** The header and {@code user} in {@code size} bytes of private data (a SIDR_REQ has 216). */
+    public byte[] encode(byte[] user, int size) {
+        ByteBuffer b = ByteBuffer.allocate(size);
         b.put(0, (byte) 0);
         b.put(1, (byte) 0x40);
         b.putShort(2, (short) sourcePort);
         b.putInt(16, sourceAddr);
         b.putInt(32, destAddr);
         if (user != null) {
-            b.put(SIZE, user, 0, Math.min(user.length, USER_DATA_SIZE));
+            b.put(SIZE, user, 0, Math.min(user.length, size - SIZE));
         }
         return b.array();
     }

@@ -189,4 +189,50 @@ class CmAttackTest {
             }
         }
     }
+
+    /**
+     * A hand-driven peer answers a UD id's SIDR_REQ first with RC messages naming its request ID
+     * (a REP, a REJ: ignored, the id still waits), then with a SIDR_REP of a foreign Q_Key
+     * (refused: ADDR_ERROR -EINVAL, as cma.c), and the UD id's QP is left as it was.
+     */
+    @Test
+    void shouldKeepRcMessagesAwayFromSidrAndRefuseAForeignQkey() throws Exception {
+        int udp = PORTS.getAndIncrement();
+        try (Device a = Device.open(DeviceConfig.of("atk-a", "127.0.0.2").udpPort(udp));
+             Device b = Device.open(DeviceConfig.of("atk-b", "127.0.0.3").udpPort(udp));
+             RawCm raw = new RawCm(a, b.address());
+             EventChannel ch = new EventChannel()) {
+            CmId id = CmId.create(ch, b, ServiceIds.PS_UDP);
+            id.resolveAddr(0, a.address(), 7300, 2000);
+            CmConnectTest.expect(ch, CmEventType.ADDR_RESOLVED);
+            id.resolveRoute(2000);
+            CmConnectTest.expect(ch, CmEventType.ROUTE_RESOLVED);
+            ProtectionDomain pd = b.allocPd();
+            CompletionQueue cq = b.createCq(8);
+            QueuePair qp = id.createQp(pd, new QpInitAttr(QpType.UD, cq, cq, new QpCap(4, 4, 1, 1, 0)));
+            id.connect(null);
+            Mad sidr = raw.receive(5000);
+            assertThat(sidr).isNotNull();
+            assertThat(sidr.attributeId()).isEqualTo(Mad.ATTR_SIDR_REQ);
+            int requestId = sidr.u32(CmMessages.SidrReq.REQUEST_ID);
+            Mad rep = new Mad().cm(Mad.ATTR_REP, sidr.transactionId());
+            rep.u32(Rep.LOCAL_COMM_ID, 99).u32(Rep.REMOTE_COMM_ID, requestId).u24(Rep.LOCAL_QPN, 0x42);
+            raw.send(rep);
+            Mad rej = new Mad().cm(Mad.ATTR_REJ, sidr.transactionId());
+            rej.u32(CmMessages.Rej.REMOTE_COMM_ID, requestId).u16(CmMessages.Rej.REASON, 28);
+            raw.send(rej);
+            assertThat(ch.getEvent(500, java.util.concurrent.TimeUnit.MILLISECONDS)).as("RC messages for a SIDR id").isNull();
+            assertThat(qp.state()).isEqualTo(dev.jrxe.ib.QpState.RTS);
+            Mad bad = new Mad().cm(Mad.ATTR_SIDR_REP, sidr.transactionId());
+            bad.u32(CmMessages.SidrRep.REQUEST_ID, requestId).u8(CmMessages.SidrRep.STATUS, 0)
+                .u24(CmMessages.SidrRep.QPN, 0x42).u32(CmMessages.SidrRep.QKEY, 0x80010000);
+            raw.send(bad);
+            CmEvent e = CmConnectTest.expect(ch, CmEventType.ADDR_ERROR);
+            assertThat(e.status()).isEqualTo(-dev.jrxe.sys.Errno.EINVAL);
+            assertThat(qp.state()).as("a UD id's QP is its own").isEqualTo(dev.jrxe.ib.QpState.RTS);
+            id.close();
+            cq.close();
+            pd.close();
+        }
+    }
 }
