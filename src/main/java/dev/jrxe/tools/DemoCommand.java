@@ -62,6 +62,10 @@ public final class DemoCommand implements Callable<Integer> {
         defaultValue = "AUTO")
     String linkMode;
 
+    @Option(names = "--no-gso",
+        description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
+    boolean noGso;
+
     @CommandLine.Mixin
     JfrOption jfr = new JfrOption();
 
@@ -79,8 +83,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     private Integer execute() throws Exception {
         out = spec.commandLine().getOut();
-        DeviceConfig ca = DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort);
-        DeviceConfig cb = DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort);
+        DeviceConfig ca = DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort).noGso(noGso);
+        DeviceConfig cb = DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort).noGso(noGso);
         ca.linkMode(linkMode);
         cb.linkMode(linkMode);
         if (pcap != null) {

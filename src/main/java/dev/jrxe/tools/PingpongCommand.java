@@ -92,6 +92,10 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})")
     String ip;
 
+    @Option(names = "--no-gso", order = 215,
+        description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
+    boolean noGso;
+
     @Option(names = "--udp-port", order = 210, defaultValue = "4791",
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
@@ -185,7 +189,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     private int runOnDevice() throws IOException, InterruptedException {
         Device dev;
         try {
-            DeviceConfig config = DeviceConfig.of(ibDev, ip).udpPort(udpPort);
+            DeviceConfig config = DeviceConfig.of(ibDev, ip).udpPort(udpPort).noGso(noGso);
             if (pcap != null) {
                 config.pcap(pcap);
             }

@@ -60,6 +60,10 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "18516")
     int port;
 
+    @Option(names = "--no-gso",
+        description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
+    boolean noGso;
+
     @Option(names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
@@ -125,7 +129,7 @@ public final class RcStreamCommand implements Callable<Integer> {
         }
         DeviceConfig config;
         try {
-            config = DeviceConfig.of("jrxe0", ip).udpPort(udpPort);
+            config = DeviceConfig.of("jrxe0", ip).udpPort(udpPort).noGso(noGso);
         } catch (RuntimeException e) {
             throw new CommandLine.ParameterException(cl, "--ip " + ip + ": " + e.getMessage());
         }

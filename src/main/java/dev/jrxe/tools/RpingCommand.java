@@ -100,6 +100,10 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "--ip", description = "client: IPv4 address of the local jrxe device (default 127.0.0.1)")
     String ip;
 
+    @Option(names = "--no-gso",
+        description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
+    boolean noGso;
+
     @Option(names = "--udp-port", defaultValue = "4791", description = "UDP port of the devices (default ${DEFAULT-VALUE})")
     int udpPort;
 
@@ -127,7 +131,7 @@ public final class RpingCommand implements Callable<Integer> {
             return 1;
         }
         String local = server ? (addr == null ? "127.0.0.1" : addr) : (source != null ? source : ip != null ? ip : "127.0.0.1");
-        try (Device dev = Device.open(DeviceConfig.of("jrxe0", local).udpPort(udpPort));
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", local).udpPort(udpPort).noGso(noGso));
              EventChannel ch = new EventChannel();
              Arena arena = Arena.ofShared()) {
             return server ? runServer(dev, ch, arena) : runClient(dev, ch, arena);

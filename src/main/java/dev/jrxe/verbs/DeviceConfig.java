@@ -25,6 +25,7 @@ public final class DeviceConfig {
     long seed;
     dev.jrxe.net.Link link;
     boolean privilegedQkey;
+    boolean noGso;
 
     public static DeviceConfig of(String name, String address) {
         try {
@@ -111,6 +112,16 @@ public final class DeviceConfig {
     /** A link to use instead of opening a UDP socket (the simulator's in-memory network). */
     public DeviceConfig link(dev.jrxe.net.Link link) {
         this.link = link;
+        return this;
+    }
+
+    /**
+     * Never sends UDP GSO trains (the AUTO and GSO link modes become MMSG, or CHANNEL where FFM is
+     * not available): every datagram goes to the kernel alone, so a capture on lo or a veth, which
+     * sees GSO trains whole (docs/CAPTURE.md), shows each RoCE packet as the wire carries it.
+     */
+    public DeviceConfig noGso(boolean noGso) {
+        this.noGso = noGso;
         return this;
     }
 

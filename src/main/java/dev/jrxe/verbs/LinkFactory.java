@@ -16,8 +16,12 @@ final class LinkFactory {
 
     static Link open(DeviceConfig c) {
         LinkConfig.Builder b = LinkConfig.builder(c.address).port(c.udpPort);
-        if (c.linkMode != null) {
-            b.mode(LinkMode.valueOf(c.linkMode.toUpperCase(java.util.Locale.ROOT)));
+        LinkMode mode = c.linkMode == null ? LinkMode.AUTO : LinkMode.valueOf(c.linkMode.toUpperCase(java.util.Locale.ROOT));
+        if (c.noGso && (mode == LinkMode.AUTO || mode == LinkMode.GSO)) {
+            mode = Links.supported(LinkMode.MMSG) ? LinkMode.MMSG : LinkMode.CHANNEL;
+        }
+        if (mode != LinkMode.AUTO) {
+            b.mode(mode);
         }
         if (c.pcap != null) {
             b.pcap(c.pcap);

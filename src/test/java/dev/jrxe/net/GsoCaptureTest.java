@@ -189,4 +189,29 @@ class GsoCaptureTest {
             Thread.sleep(50);
         }
     }
+
+    /**
+     * docs/CAPTURE.md's second way: {@code jrxe demo --no-gso} captured by tcpdump on a lo whose
+     * offloads stay at their defaults (segmentation on): every packet passes the ICRC oracle.
+     */
+    @Test
+    void shouldCaptureTheDemoWithNoGsoOnALoWithDefaultOffloads(@TempDir Path dir) throws Exception {
+        Path wire = dir.resolve("demo-no-gso.pcap");
+        try (NetNamespace ns = new NetNamespace()) {
+            Process tcpdump = ns.tcpdump(wire, "udp port 4791");
+            int rc;
+            try {
+                rc = ns.call(() -> new picocli.CommandLine(new dev.jrxe.tools.Main()).setOut(
+                    new java.io.PrintWriter(java.io.Writer.nullWriter())).execute("demo", "--no-gso", "-n", "50"));
+                Thread.sleep(500); // tcpdump writes what it saw
+            } finally {
+                tcpdump.destroy();
+                tcpdump.waitFor(10, TimeUnit.SECONDS);
+            }
+            assertThat(rc).isZero();
+        }
+        Tools.Result check = Tools.roceCheck(wire);
+        assertThat(check.exit()).as(check.out()).isZero();
+        assertThat(check.lastLine()).endsWith(" 0 failed").doesNotStartWith("0 passed");
+    }
 }
