@@ -1,0 +1,65 @@
+package dev.jrxe.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The command line as {@code ./jrxe} runs it (part of issue 17): usage errors are one line naming
+ * the problem plus a pointer to --help, exit status 2; failures while running one line, exit 1, no
+ * stack trace; an unknown command is an error even with --help; every subcommand has -V.
+ */
+class MainErrorsTest {
+    private record Run(int rc, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int rc = Main.execute(cl, args);
+        return new Run(rc, out.toString(), err.toString());
+    }
+
+    @Test
+    void shouldReportAUsageErrorInOneLineWithExitStatusTwo() {
+        for (String[] bad : new String[][] {{"rc-pingpong", "--bogus"}, {"demo", "--loss", "x"},
+            {"rping", "-p", "notaport"}, {"bench", "pingpong", "--nope"}, {"devinfo", "--udp-port", "x"}}) {
+            Run r = run(bad);
+            assertThat(r.rc()).as(String.join(" ", bad)).isEqualTo(Main.EXIT_USAGE);
+            assertThat(r.err().lines().toList()).as(r.err()).hasSize(2);
+            assertThat(r.err()).startsWith("jrxe " + bad[0]).contains("--help").doesNotContain("\tat ");
+            assertThat(r.out()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRefuseAnUnknownCommandEvenWithHelp() {
+        Run r = run("frobnicate", "--help");
+        assertThat(r.rc()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(r.err()).contains("no such command 'frobnicate'");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void shouldReportAFailureInOneLineWithExitStatusOneAndNoStackTrace() {
+        Run r = run("demo", "-s", "0", "--udp-port", Integer.toString(29000 + (int) (ProcessHandle.current().pid() % 1000)));
+        assertThat(r.rc()).isEqualTo(Main.EXIT_FAILURE);
+        assertThat(r.err()).contains("jrxe demo: ").doesNotContain("\tat ").doesNotContain("Exception");
+    }
+
+    @Test
+    void shouldPrintTheVersionFromEverySubcommand() {
+        for (String[] v : new String[][] {{"-V"}, {"rc-pingpong", "-V"}, {"demo", "--version"}, {"bench", "pingpong", "-V"},
+            {"rping", "--version"}}) {
+            Run r = run(v);
+            assertThat(r.rc()).as(String.join(" ", v)).isZero();
+            assertThat(r.out().strip()).as(String.join(" ", v)).isEqualTo("jrxe 0.1.0");
+        }
+    }
+}
