@@ -62,7 +62,7 @@ public final class BenchMkeyCommand implements Callable<Integer> {
     @Option(names = "--depth", description = "messages in flight (default ${DEFAULT-VALUE})", defaultValue = "16")
     int depth;
 
-    @Option(names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 

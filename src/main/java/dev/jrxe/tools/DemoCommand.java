@@ -47,7 +47,7 @@ public final class DemoCommand implements Callable<Integer> {
         defaultValue = "4096")
     int size;
 
-    @Option(names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 

@@ -53,7 +53,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     String servername;
 
     // the order attributes keep ibv_*_pingpong's option order in --help across base and subclasses
-    @Option(names = {"-p", "--port"}, order = 10, defaultValue = "18515",
+    @Option(converter = Converters.Port.class, names = {"-p", "--port"}, order = 10, defaultValue = "18515",
         description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
     int port;
 
@@ -88,7 +88,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     @Option(names = {"-c", "--chk"}, order = 150, description = "validate received buffer")
     boolean validate;
 
-    @Option(names = "--ip", order = 200, defaultValue = "127.0.0.1",
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip", order = 200, defaultValue = "127.0.0.1",
         description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})")
     String ip;
 
@@ -96,7 +96,7 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
     boolean noGso;
 
-    @Option(names = "--udp-port", order = 210, defaultValue = "4791",
+    @Option(converter = Converters.Port.class, names = "--udp-port", order = 210, defaultValue = "4791",
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 

@@ -52,11 +52,11 @@ public final class RcStreamCommand implements Callable<Integer> {
     @Parameters(arity = "0..1", paramLabel = "SERVER", description = "receiver to send to (sender mode)")
     String server;
 
-    @Option(names = "--ip", description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip", description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})",
         defaultValue = "127.0.0.1")
     String ip;
 
-    @Option(names = {"-p", "--port"}, description = "TCP port of the exchange (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class, names = {"-p", "--port"}, description = "TCP port of the exchange (default ${DEFAULT-VALUE})",
         defaultValue = "18516")
     int port;
 
@@ -64,7 +64,7 @@ public final class RcStreamCommand implements Callable<Integer> {
         description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
     boolean noGso;
 
-    @Option(names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 

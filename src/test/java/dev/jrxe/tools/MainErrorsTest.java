@@ -62,4 +62,22 @@ class MainErrorsTest {
             assertThat(r.out().strip()).as(String.join(" ", v)).isEqualTo("jrxe 0.1.0");
         }
     }
+
+    /** Ports and device addresses are refused with a reason naming the option (issue 17's cases). */
+    @Test
+    void shouldRefuseBadPortsAndAddressesNamingTheOption() {
+        String[][] cases = {
+            {"devinfo", "--udp-port", "70000"}, {"devinfo", "--udp-port", "-5"}, {"devinfo", "--ip", "1.2.3"},
+            {"rc-pingpong", "-p", "70000"}, {"rc-pingpong", "--ip", "0.0.0.0"}, {"ud-pingpong", "--ip", "224.1.1.1"},
+            {"rc-stream", "--udp-port", "0"}, {"rping", "-p", "99999"}, {"demo", "--udp-port", "65536"}};
+        for (String[] c : cases) {
+            Run r = run(c);
+            assertThat(r.rc()).as(String.join(" ", c)).isEqualTo(Main.EXIT_USAGE);
+            String first = r.err().lines().findFirst().orElse("");
+            // picocli names the option by its long name: -p is '--port' where the tool has one
+            assertThat(first).as(String.join(" ", c)).contains("Invalid value for option '").contains(c[2])
+                .doesNotContain("Exception");
+        }
+        assertThat(run("devinfo", "--ip", "1.2.3").err()).contains("is not an IPv4 address");
+    }
 }

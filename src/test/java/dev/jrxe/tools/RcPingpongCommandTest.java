@@ -83,7 +83,10 @@ class RcPingpongCommandTest {
 
     @Test
     void shouldRejectPortsOutOfRangeWithUsage() {
-        assertThat(execute("-p", "65536")[0]).isEqualTo("1");
+        // a TCP port out of range is a usage error the shared converter names (issue 17: exit 2)
+        String[] bad = execute("-p", "65536");
+        assertThat(bad[0]).isEqualTo("2");
+        assertThat(bad[2]).contains("65536 is not a port (1..65535)");
         assertThat(execute("-i", "0")[0]).isEqualTo("1");
     }
 

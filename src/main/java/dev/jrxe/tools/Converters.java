@@ -1,0 +1,63 @@
+package dev.jrxe.tools;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The command line's checks of values every tool shares (part of issue 17's validation layer):
+ * picocli turns a refusal into one line naming the option, the value and what is allowed, before
+ * any work starts.
+ */
+final class Converters {
+    private Converters() {
+    }
+
+    /** A TCP or UDP port: 1..65535. */
+    static final class Port implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            int p;
+            try {
+                p = Integer.parseInt(value.strip());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a port (1..65535)");
+            }
+            if (p < 1 || p > 65535) {
+                throw new TypeConversionException(p + " is not a port (1..65535)");
+            }
+            return p;
+        }
+    }
+
+    /**
+     * A jrxe device's own IPv4 address: four decimal numbers 0..255 ("1.2.3" is refused, not read
+     * as 1.2.0.3), neither 0.0.0.0, nor a broadcast, nor a multicast address.
+     */
+    static final class DeviceAddress implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            String v = value.strip();
+            String[] parts = v.split("\\.", -1);
+            if (parts.length != 4) {
+                throw new TypeConversionException("'" + value + "' is not an IPv4 address (a.b.c.d)");
+            }
+            int first = -1;
+            long all = 0;
+            for (String part : parts) {
+                if (part.isEmpty() || part.length() > 3 || !part.chars().allMatch(Character::isDigit)) {
+                    throw new TypeConversionException("'" + value + "' is not an IPv4 address (a.b.c.d)");
+                }
+                int n = Integer.parseInt(part);
+                if (n > 255) {
+                    throw new TypeConversionException("'" + value + "' is not an IPv4 address (each part 0..255)");
+                }
+                first = first < 0 ? n : first;
+                all = all << 8 | n;
+            }
+            if (all == 0 || all == 0xFFFFFFFFL || (first >= 224 && first <= 239)) {
+                throw new TypeConversionException(v + " cannot be a device's address (not 0.0.0.0, broadcast or multicast)");
+            }
+            return v;
+        }
+    }
+}
