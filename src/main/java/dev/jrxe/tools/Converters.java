@@ -60,4 +60,50 @@ final class Converters {
             return v;
         }
     }
+
+    /** A count or size that must be at least 1 (iterations, message sizes). */
+    static final class Positive implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            int n;
+            try {
+                n = Integer.parseInt(value.strip());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a whole number (1 or more)");
+            }
+            if (n < 1) {
+                throw new TypeConversionException(n + " is not 1 or more");
+            }
+            return n;
+        }
+    }
+
+    /** A probability of injected faults: 0 <= p < 1. */
+    static final class Probability implements ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            double p;
+            try {
+                p = Double.parseDouble(value.strip());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a probability (0 <= p < 1)");
+            }
+            if (!(p >= 0 && p < 1)) {
+                throw new TypeConversionException(value + " is not a probability (0 <= p < 1)");
+            }
+            return p;
+        }
+    }
+
+    /** A link mode: AUTO, CHANNEL, MMSG or GSO, in any case. */
+    static final class LinkModeName implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            try {
+                return dev.jrxe.net.LinkMode.valueOf(value.strip().toUpperCase(java.util.Locale.ROOT)).name();
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not a link mode (AUTO, CHANNEL, MMSG, GSO)");
+            }
+        }
+    }
 }

@@ -39,11 +39,11 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Two jrxe devices on 127.0.0.2 and 127.0.0.3: RC ping-pong, RDMA WRITE/READ, atomics.")
 public final class DemoCommand implements Callable<Integer> {
-    @Option(names = {"-n", "--iters"}, description = "ping-pong round trips (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = {"-n", "--iters"}, description = "ping-pong round trips (default ${DEFAULT-VALUE})",
         defaultValue = "1000")
     int iters;
 
-    @Option(names = {"-s", "--size"}, description = "message size in bytes (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = {"-s", "--size"}, description = "message size in bytes (default ${DEFAULT-VALUE})",
         defaultValue = "4096")
     int size;
 
@@ -54,11 +54,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--pcap", description = "write both devices' packets to FILE-a.pcapng / FILE-b.pcapng")
     Path pcap;
 
-    @Option(names = "--loss", description = "inject this drop probability (and half as much duplication and "
+    @Option(converter = Converters.Probability.class, names = "--loss", description = "inject this drop probability (and half as much duplication and "
         + "reordering) on both links, e.g. 0.05", defaultValue = "0")
     double loss;
 
-    @Option(names = "--link-mode", description = "link mode: AUTO, CHANNEL, MMSG or GSO (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.LinkModeName.class, names = "--link-mode", description = "link mode: AUTO, CHANNEL, MMSG or GSO (default ${DEFAULT-VALUE})",
         defaultValue = "AUTO")
     String linkMode;
 

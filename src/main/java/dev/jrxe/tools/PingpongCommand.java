@@ -69,7 +69,7 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "number of receives to post at a time (default ${DEFAULT-VALUE})")
     int rxDepth;
 
-    @Option(names = {"-n", "--iters"}, order = 70, defaultValue = "1000",
+    @Option(converter = Converters.Positive.class, names = {"-n", "--iters"}, order = 70, defaultValue = "1000",
         description = "number of exchanges (default ${DEFAULT-VALUE})")
     int iters;
 

@@ -48,9 +48,14 @@ class MainErrorsTest {
 
     @Test
     void shouldReportAFailureInOneLineWithExitStatusOneAndNoStackTrace() {
-        Run r = run("demo", "-s", "0", "--udp-port", Integer.toString(29000 + (int) (ProcessHandle.current().pid() % 1000)));
-        assertThat(r.rc()).isEqualTo(Main.EXIT_FAILURE);
-        assertThat(r.err()).contains("jrxe demo: ").doesNotContain("\tat ").doesNotContain("Exception");
+        // a run that fails: the device's UDP port is already taken
+        int port = 29000 + (int) (ProcessHandle.current().pid() % 1000);
+        try (dev.jrxe.verbs.Device held = dev.jrxe.verbs.Device.open(dev.jrxe.verbs.DeviceConfig.of("held", "127.0.0.2")
+            .udpPort(port))) {
+            Run r = run("demo", "-n", "1", "--udp-port", Integer.toString(port));
+            assertThat(r.rc()).as(r.err()).isEqualTo(Main.EXIT_FAILURE);
+            assertThat(r.err()).contains("jrxe demo: ").doesNotContain("\tat ").doesNotContain("Exception");
+        }
     }
 
     @Test
@@ -69,7 +74,9 @@ class MainErrorsTest {
         String[][] cases = {
             {"devinfo", "--udp-port", "70000"}, {"devinfo", "--udp-port", "-5"}, {"devinfo", "--ip", "1.2.3"},
             {"rc-pingpong", "-p", "70000"}, {"rc-pingpong", "--ip", "0.0.0.0"}, {"ud-pingpong", "--ip", "224.1.1.1"},
-            {"rc-stream", "--udp-port", "0"}, {"rping", "-p", "99999"}, {"demo", "--udp-port", "65536"}};
+            {"rc-stream", "--udp-port", "0"}, {"rping", "-p", "99999"}, {"demo", "--udp-port", "65536"},
+            {"demo", "--loss", "2"}, {"demo", "--loss", "-0.5"}, {"demo", "-s", "0"}, {"demo", "--link-mode", "FOO"},
+            {"rc-pingpong", "-n", "0"}};
         for (String[] c : cases) {
             Run r = run(c);
             assertThat(r.rc()).as(String.join(" ", c)).isEqualTo(Main.EXIT_USAGE);
