@@ -16,17 +16,22 @@ final class Converters {
     static final class Port implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            int p;
-            try {
-                p = Integer.parseInt(value.strip());
-            } catch (NumberFormatException e) {
-                throw new TypeConversionException("'" + value + "' is not a port (1..65535)");
-            }
-            if (p < 1 || p > 65535) {
-                throw new TypeConversionException(p + " is not a port (1..65535)");
-            }
-            return p;
+            return intIn(value, 1, 65535, "a port (1..65535)");
         }
+    }
+
+    /** {@code value} as an int in {@code [min, max]}, else a refusal saying it is not {@code what}. */
+    private static int intIn(String value, int min, int max, String what) {
+        int n;
+        try {
+            n = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new TypeConversionException("'" + value + "' is not " + what);
+        }
+        if (n < min || n > max) {
+            throw new TypeConversionException(n + " is not " + what);
+        }
+        return n;
     }
 
     /**
@@ -65,16 +70,7 @@ final class Converters {
     static final class Positive implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
-            int n;
-            try {
-                n = Integer.parseInt(value.strip());
-            } catch (NumberFormatException e) {
-                throw new TypeConversionException("'" + value + "' is not a whole number (1 or more)");
-            }
-            if (n < 1) {
-                throw new TypeConversionException(n + " is not 1 or more");
-            }
-            return n;
+            return intIn(value, 1, Integer.MAX_VALUE, "1 or more");
         }
     }
 

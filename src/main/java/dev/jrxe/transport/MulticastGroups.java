@@ -53,11 +53,8 @@ public final class MulticastGroups {
         return 0;
     }
 
-    /**
-     * Detaches {@code qp} from group {@code addr}; returns 0, or EINVAL when it was not attached.
-     * Returns through {@code lastOut} whether the group is now empty (the link may leave it).
-     */
-    public synchronized int detach(Qp qp, int addr, boolean[] lastOut) {
+    /** Detaches {@code qp} from group {@code addr}; returns 0, or EINVAL when it was not attached. */
+    public synchronized int detach(Qp qp, int addr) {
         Group[] gs = groups;
         for (int i = 0; i < gs.length; i++) {
             Group g = gs[i];
@@ -84,9 +81,6 @@ public final class MulticastGroups {
                 ng[i] = new Group(addr, java.util.Arrays.copyOf(qs, n));
             }
             groups = ng;
-            if (lastOut != null && lastOut.length > 0) {
-                lastOut[0] = n == 0;
-            }
             return 0;
         }
         return dev.jrxe.sys.Errno.EINVAL;

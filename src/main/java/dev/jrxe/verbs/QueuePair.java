@@ -682,7 +682,7 @@ public final class QueuePair implements AutoCloseable {
             if (fresh) {
                 int j = device.link().joinMulticast(group);
                 if (j != 0) {
-                    groups.detach(qp, group, null);
+                    groups.detach(qp, group);
                     throw new VerbsException(-j, "the link cannot join " + gid + ": " + Errno.name(-j));
                 }
             }
@@ -699,12 +699,11 @@ public final class QueuePair implements AutoCloseable {
         int group = multicastGroup(gid);
         dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
         synchronized (groups) {
-            boolean[] last = new boolean[1];
-            int r = groups.detach(qp, group, last);
+            int r = groups.detach(qp, group);
             if (r != 0) {
                 throw new VerbsException(r, "QP 0x" + Integer.toHexString(qp.qpn) + " is not attached to " + gid);
             }
-            if (last[0]) {
+            if (!groups.has(group)) {
                 device.link().leaveMulticast(group);
             }
         }
