@@ -35,6 +35,14 @@ public final class Links {
         return new NativeLink(config, mode, sealer);
     }
 
+    /**
+     * A link bound to nothing: the address, port and datagram size of {@code config}, every
+     * datagram sent dropped, nothing ever received. For a device opened only to be queried.
+     */
+    public static Link detached(LinkConfig config) {
+        return new DetachedLink(config);
+    }
+
     /** The mode {@link #open} would use for {@code requested}. */
     public static LinkMode resolve(LinkMode requested) {
         if (requested != LinkMode.AUTO) {

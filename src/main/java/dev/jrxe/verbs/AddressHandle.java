@@ -34,7 +34,7 @@ public final class AddressHandle implements AutoCloseable {
         if (attr.portNum != 1) {
             throw VerbsException.einval("port " + attr.portNum + " does not exist");
         }
-        if (attr.sgidIndex < 0 || attr.sgidIndex >= device.gidCount()) {
+        if (!device.gidValid(attr.sgidIndex)) {
             throw VerbsException.einval("sgid_index " + attr.sgidIndex);
         }
         if (attr.hopLimit < 0 || attr.hopLimit > 255 || attr.trafficClass < 0 || attr.trafficClass > 255

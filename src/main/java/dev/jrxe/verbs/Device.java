@@ -226,22 +226,29 @@ public final class Device implements AutoCloseable {
         return Mtu.floor(Math.min(config.activeMtu, Math.max(256, payload)));
     }
 
-    /** {@code ibv_query_gid}: index 0 the link-local GID, index 1 the IPv4-mapped one, as rxe. */
+    /**
+     * The index of the device's one GID, its IPv4-mapped RoCEv2 GID: 1, where rxe puts the GID of
+     * a netdev's IPv4 address (after the IPv6 link-local one, which a jrxe device does not have).
+     */
+    public static final int IPV4_GID_INDEX = 1;
+
+    /**
+     * {@code ibv_query_gid}: index {@value #IPV4_GID_INDEX} the IPv4-mapped GID; every other index
+     * of the 1024-entry table is empty and reads as zeros (libibverbs' answer for an empty entry).
+     * Index 0, rxe's IPv6 link-local GID, is empty because jrxe sends RoCEv2 over IPv4 only: a GID
+     * it lists can be used.
+     */
     public Gid queryGid(int port, int index) {
         checkPort(port);
         if (index < 0 || index >= 1024) {
             throw VerbsException.einval("GID index " + index + " out of range");
         }
-        return switch (index) {
-            case 0 -> Gid.linkLocal(addr);
-            case 1 -> Gid.ofIpv4(addr);
-            default -> new Gid(new byte[16]);
-        };
+        return index == IPV4_GID_INDEX ? Gid.ofIpv4(addr) : new Gid(new byte[16]);
     }
 
-    /** Number of valid GID entries (2). */
-    public int gidCount() {
-        return 2;
+    /** Whether {@code index} holds a GID this device can send from (only {@link #IPV4_GID_INDEX}). */
+    public boolean gidValid(int index) {
+        return index == IPV4_GID_INDEX;
     }
 
     private static void checkPort(int port) {

@@ -26,6 +26,7 @@ public final class DeviceConfig {
     dev.jrxe.net.Link link;
     boolean privilegedQkey;
     boolean noGso;
+    boolean detached;
 
     public static DeviceConfig of(String name, String address) {
         try {
@@ -122,6 +123,16 @@ public final class DeviceConfig {
      */
     public DeviceConfig noGso(boolean noGso) {
         this.noGso = noGso;
+        return this;
+    }
+
+    /**
+     * Opens the device for queries only ({@code ibv_devinfo}'s use): its link binds no socket,
+     * drops whatever is sent and receives nothing, so the query works while another process holds
+     * the address and port. Attributes are those of the same device opened normally.
+     */
+    public DeviceConfig detached() {
+        this.detached = true;
         return this;
     }
 

@@ -31,8 +31,21 @@ final class LinkFactory {
                 c.corruptRate, c.faultSeed);
             b.txFaults(f);
         }
+        if (c.detached) {
+            return Links.detached(b.build());
+        }
         try {
             return Links.open(b.build(), new IcrcSealer());
+        } catch (java.net.BindException e) {
+            // EADDRINUSE: another device (or process) has the address and port; else EADDRNOTAVAIL
+            String m = String.valueOf(e.getMessage());
+            int errno = m.contains("EADDRNOTAVAIL") || m.contains("assign requested") ? Errno.EADDRNOTAVAIL : Errno.EADDRINUSE;
+            throw new VerbsException(errno, "cannot bind " + c.address.getHostAddress() + ":" + c.udpPort + ": "
+                + (errno == Errno.EADDRINUSE ? "in use" : "not an address of this machine"));
+        } catch (java.nio.file.FileSystemException e) {
+            // the capture file, not the socket: say so (a NoSuchFileException's message is the bare path)
+            String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName().replace("Exception", "");
+            throw new VerbsException(Errno.EIO, "cannot write the capture " + e.getFile() + ": " + why);
         } catch (IOException e) {
             throw new VerbsException(Errno.EIO, "cannot open the link on "
                 + c.address.getHostAddress() + ":" + c.udpPort + ": " + e.getMessage());

@@ -239,7 +239,7 @@ public final class QueuePair implements AutoCloseable {
             if (ah == null || !ah.isGlobal || ah.dgid == null || !ah.dgid.isIpv4()) {
                 throw VerbsException.einval("RoCEv2 needs a GRH with an IPv4-mapped destination GID");
             }
-            if (ah.sgidIndex < 0 || ah.sgidIndex >= device.gidCount()) {
+            if (!device.gidValid(ah.sgidIndex)) {
                 throw VerbsException.einval("sgid_index " + ah.sgidIndex);
             }
         }

@@ -299,9 +299,10 @@ class UdTest {
     void shouldRefuseAddressHandlesRoceCannotUse() {
         AhAttr noGrh = new AhAttr(f.b.queryGid(1, 1), 1);
         noGrh.isGlobal = false;
-        AhAttr linkLocal = new AhAttr(f.b.queryGid(1, 0), 1);
+        AhAttr linkLocal = new AhAttr(Gid.linkLocal(f.b.address()), 1);
         AhAttr badSgid = new AhAttr(f.b.queryGid(1, 1), 5);
-        for (AhAttr bad : new AhAttr[] {noGrh, linkLocal, badSgid}) {
+        AhAttr emptySgid = new AhAttr(f.b.queryGid(1, 1), 0);
+        for (AhAttr bad : new AhAttr[] {noGrh, linkLocal, badSgid, emptySgid}) {
             assertThatThrownBy(() -> f.pda.createAh(bad))
                 .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
         }
