@@ -30,22 +30,32 @@ final class AddressExchange {
         boolean to(Dest[] remote);
     }
 
+    /** When a server without a client says it is still waiting for one: 5 s. */
+    private static final int ACCEPT_NOTICE_MILLIS = 5000;
+
     private final PrintWriter err;
     private final int count;
+    private final String tool;
+    private final int readTimeoutMillis;
 
-    private AddressExchange(PrintWriter err, int count) {
+    private AddressExchange(PrintWriter err, int count, String tool, int idleSeconds) {
         this.err = err;
         this.count = count;
+        this.tool = tool;
+        this.readTimeoutMillis = idleSeconds * 1000;
     }
 
-    /** rc_pingpong's, uc_pingpong's and ud_pingpong's exchange: one message each way. */
-    static AddressExchange single(PrintWriter err) {
-        return new AddressExchange(err, 1);
+    /**
+     * rc_pingpong's, uc_pingpong's and ud_pingpong's exchange: one message each way; a peer that
+     * stops answering mid-exchange is given up after {@code idleSeconds} (0: never).
+     */
+    static AddressExchange single(PrintWriter err, String tool, int idleSeconds) {
+        return new AddressExchange(err, 1, tool, idleSeconds);
     }
 
     /** srq_pingpong's exchange: {@link #SRQ_MESSAGES} messages each way. */
-    static AddressExchange srq(PrintWriter err) {
-        return new AddressExchange(err, SRQ_MESSAGES);
+    static AddressExchange srq(PrintWriter err, String tool, int idleSeconds) {
+        return new AddressExchange(err, SRQ_MESSAGES, tool, idleSeconds);
     }
 
     private boolean numbered() {
@@ -73,6 +83,7 @@ final class AddressExchange {
             return null;
         }
         try (s) {
+            s.setSoTimeout(readTimeoutMillis);
             OutputStream o = s.getOutputStream();
             try {
                 o.write(encode(mine));
@@ -136,40 +147,53 @@ final class AddressExchange {
         return rem;
     }
 
+    /** Connects to {@code host} (each of its addresses: "localhost" may be ::1 and 127.0.0.1). */
     private static Socket connectWithRetry(String host, int port) throws InterruptedException {
+        java.net.InetAddress[] addresses;
+        try {
+            addresses = java.net.InetAddress.getAllByName(host);
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
         for (int i = 0; i < CONNECT_ATTEMPTS; i++) {
-            Socket s = new Socket();
-            try {
-                s.connect(new InetSocketAddress(host, port), 2000);
-                return s;
-            } catch (IOException e) {
+            for (java.net.InetAddress a : addresses) {
+                Socket s = new Socket();
                 try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // nothing was open
+                    s.connect(new InetSocketAddress(a, port), 2000);
+                    return s;
+                } catch (IOException e) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // nothing was open
+                    }
                 }
-                Thread.sleep(CONNECT_RETRY_MILLIS);
             }
+            Thread.sleep(CONNECT_RETRY_MILLIS);
         }
         return null;
     }
 
     /**
-     * pp_server_exch_dest: accepts one client on TCP {@code port} (all addresses), reads its
-     * addresses, runs {@code connect}, answers with {@code mine} and reads "done". Null after
-     * printing why not.
+     * pp_server_exch_dest: accepts one client on TCP {@code address:port} (the device's address,
+     * where the C tools listen on all: two servers on two addresses can then share the port),
+     * reads its addresses, runs {@code connect}, answers with {@code mine} and reads "done". Null
+     * after printing why not. It waits for its client as long as it takes, as the C tools do, and
+     * says once after 5 s that it is waiting.
      */
-    Dest[] server(int port, List<Dest> mine, Connect connect) {
+    Dest[] server(String address, int port, List<Dest> mine, Connect connect) {
         Socket s;
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
-            ss.bind(new InetSocketAddress(port), 1);
-            s = ss.accept();
+            ss.bind(new InetSocketAddress(java.net.InetAddress.getByName(address), port), 1);
+            ss.setSoTimeout(ACCEPT_NOTICE_MILLIS);
+            s = acceptNoticing(ss, address, port);
         } catch (IOException e) {
             err.printf("Couldn't listen to port %d%n", port);
             return null;
         }
         try (s) {
+            s.setSoTimeout(readTimeoutMillis);
             InputStream in = s.getInputStream();
             byte[] msg = new byte[PingpongCommand.MSG_SIZE];
             Dest[] rem = new Dest[count];
@@ -199,5 +223,16 @@ final class AddressExchange {
             err.println(numbered() ? "Couldn't send local address" : "Couldn't send/recv local address");
             return null;
         }
+    }
+
+    private Socket acceptNoticing(ServerSocket ss, String address, int port) throws IOException {
+        try {
+            return ss.accept();
+        } catch (java.net.SocketTimeoutException e) {
+            err.printf("%s: waiting for a client on TCP %s:%d (Ctrl-C to stop)%n", tool, address, port);
+            err.flush();
+        }
+        ss.setSoTimeout(0);
+        return ss.accept();
     }
 }

@@ -47,15 +47,15 @@ public final class BenchMkeyCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-s", "--size"}, description = "message size in bytes, a multiple of 16 KiB (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"}, description = "message size in bytes, a multiple of 16 KiB (default ${DEFAULT-VALUE})",
         defaultValue = "65536")
     int size;
 
-    @Option(names = "--messages", description = "messages per round and target (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = "--messages", description = "messages per round and target (default ${DEFAULT-VALUE})",
         defaultValue = "8000")
     int messages;
 
-    @Option(names = "--rounds", description = "rounds; medians are reported (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = "--rounds", description = "rounds; medians are reported (default ${DEFAULT-VALUE})",
         defaultValue = "7")
     int rounds;
 
@@ -69,11 +69,8 @@ public final class BenchMkeyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (size <= 0 || size % (16 * 1024) != 0 || messages < 1 || rounds < 1 || depth < 1 || depth > 64) {
-            spec.commandLine().getErr().println("bench mkey: --size must be a positive multiple of 16384, "
-                + "--messages and --rounds at least 1, --depth 1..64");
-            return 2;
-        }
+        Converters.require(spec, size % (16 * 1024) == 0, "--size must be a multiple of 16384: " + size);
+        Converters.require(spec, depth >= 1 && depth <= 64, "--depth must be 1..64: " + depth);
         try (Device a = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udpPort));
              Device b = Device.open(DeviceConfig.of("jrxe1", "127.0.0.3").udpPort(udpPort));
              Arena arena = Arena.ofShared()) {

@@ -38,19 +38,20 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int iters;
 
-    @Option(names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.NonNegative.class, names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int warmup;
 
-    @Option(names = "--sizes", split = ",", description = "message sizes in bytes (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSize.class, names = "--sizes", split = ",", paramLabel = "SIZE",
+        description = "message sizes: bytes, or with K or M (default ${DEFAULT-VALUE})",
         defaultValue = "4096,8")
     List<Integer> sizes;
 
-    @Option(names = {"-m", "--mtu"}, description = "jrxe path MTU (default ${DEFAULT-VALUE}: 4 KiB in one packet, "
+    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, description = "jrxe path MTU (default ${DEFAULT-VALUE}: 4 KiB in one packet, "
         + "like the raw datagram)", defaultValue = "4096")
     int mtu;
 
@@ -63,7 +64,7 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         + "(default ${DEFAULT-VALUE}; 1 waits for every ACK, as ibv_rc_pingpong does)", defaultValue = "64")
     int sendWindow;
 
-    @Option(names = "--rounds", description = "rounds of all modes, the order of the modes alternating; the "
+    @Option(converter = Converters.Positive.class, names = "--rounds", description = "rounds of all modes, the order of the modes alternating; the "
         + "summary takes the median over rounds of each figure and of the round's ratio (default ${DEFAULT-VALUE})",
         defaultValue = "3")
     int rounds;
@@ -72,17 +73,17 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         defaultValue = "raw,rc")
     List<String> modes;
 
-    @Option(names = "--ip-a", description = "initiator address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.2")
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip-a", description = "initiator address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.2")
     String ipA;
 
-    @Option(names = "--ip-b", description = "responder address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.3")
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip-b", description = "responder address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.3")
     String ipB;
 
-    @Option(names = "--udp-port", description = "UDP port of the jrxe devices (default: a free one)",
+    @Option(converter = Converters.PortOrZero.class, names = "--udp-port", description = "UDP port of the jrxe devices (default: a free one)",
         defaultValue = "0")
     int udpPort;
 
-    @Option(names = "--raw-port", description = "UDP port of the raw baseline (default: a free one)",
+    @Option(converter = Converters.PortOrZero.class, names = "--raw-port", description = "UDP port of the raw baseline (default: a free one)",
         defaultValue = "0")
     int rawPort;
 
@@ -90,9 +91,9 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         + "e.g. --jvm-opt=-XX:StartFlightRecording=filename=rc.jfr")
     List<String> jvmOpts = new ArrayList<>();
 
-    @Option(names = "--timeout", description = "seconds each mode may take before its processes are killed "
+    @Option(converter = Converters.Positive.class, names = "--timeout", description = "seconds each mode may take before its processes are killed "
         + "(default ${DEFAULT-VALUE})", defaultValue = "600")
-    long timeoutSeconds;
+    int timeoutSeconds;
 
     @Option(names = "--verbose", description = "print the children's INFO lines (transport counters)")
     boolean verbose;
@@ -105,13 +106,11 @@ public final class BenchPingpongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        PingpongPlan plan;
-        try {
-            plan = new PingpongPlan(sizes, warmup, iters);
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println(e.getMessage());
-            return 1;
-        }
+        Converters.require(spec, sizes.stream().allMatch(s -> s <= 65000), "--sizes: each size 1..65000 bytes");
+        Converters.require(spec, sendWindow >= 1 && sendWindow <= 64, "--send-window must be 1..64: " + sendWindow);
+        Converters.require(spec, memory.equals(RcSendPingpong.MEMORY_NATIVE) || memory.equals(RcSendPingpong.MEMORY_ARENA),
+            "--memory must be native or arena: '" + memory + "'");
+        PingpongPlan plan = new PingpongPlan(sizes, warmup, iters);
         if (role != null) {
             return runRole(plan);
         }
@@ -142,22 +141,6 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     private int orchestrate(PingpongPlan plan) throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
-            err.println("Invalid MTU " + mtu);
-            return 1;
-        }
-        if (rounds < 1) {
-            err.println("--rounds must be at least 1");
-            return 1;
-        }
-        if (sendWindow < 1 || sendWindow > 64) {
-            err.println("--send-window must be 1..64");
-            return 1;
-        }
-        if (!memory.equals(RcSendPingpong.MEMORY_NATIVE) && !memory.equals(RcSendPingpong.MEMORY_ARENA)) {
-            err.println("--memory must be native or arena");
-            return 1;
-        }
         int jrxePort = udpPort != 0 ? udpPort : FreePorts.udp(ipA, ipB);
         int rawUdp = rawPort != 0 ? rawPort : FreePorts.udp(ipA, ipB);
         out.printf("jrxe bench pingpong: two processes (%s <-> %s) busy-polling; per size %d round trips "

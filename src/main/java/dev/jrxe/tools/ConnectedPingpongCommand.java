@@ -44,11 +44,11 @@ import picocli.CommandLine.Option;
  * timestamps, the extended send API) through its options; {@link UcPingpongCommand} has none.
  */
 abstract class ConnectedPingpongCommand extends PingpongCommand {
-    @Option(names = {"-s", "--size"}, order = 40, defaultValue = "4096",
+    @Option(converter = Converters.Size.class, names = {"-s", "--size"}, order = 40, defaultValue = "4096",
         description = "size of message to exchange (default ${DEFAULT-VALUE})")
     int size;
 
-    @Option(names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
     int mtu;
 
     // rc_pingpong's extras, off unless RcPingpongCommand's options turn them on
@@ -69,11 +69,6 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
 
     /** {@link QpType#RC} or {@link QpType#UC}. */
     abstract int qpType();
-
-    @Override
-    boolean optionsInRange() {
-        return super.optionsInRange() && Mtu.fromBytes(mtu) >= 0 && size >= 0;
-    }
 
     @Override
     int run(Device dev, Arena arena) throws InterruptedException {
@@ -161,9 +156,9 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         }
         Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
         printLocal(me, ',');
-        AddressExchange oob = AddressExchange.single(err);
+        AddressExchange oob = AddressExchange.single(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
         Dest[] rems = servername != null ? oob.client(servername, port, List.of(me))
-            : oob.server(port, List.of(me), r -> connect(qp, me, r[0], mtuEnum));
+            : oob.server(ip, port, List.of(me), r -> connect(qp, me, r[0], mtuEnum));
         if (rems == null) {
             return 1;
         }
@@ -179,7 +174,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         swr.sendFlags = SendFlags.SIGNALED | (useInline ? SendFlags.INLINE : 0);
         swr.sge(buf.address(), size, mr.lkey());
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, 1, routs, null,
-            i -> postSendOrBuild(qp, swr), n -> postRecvs(qp, rwr, n));
+            i -> postSendOrBuild(qp, swr), n -> postRecvs(qp, rwr, n), watch());
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
@@ -204,10 +199,10 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
                 }
                 continue;
             }
-            int ne;
-            do {
-                ne = cq.poll(wc);
-            } while (!useEvents && ne < 1);
+            int ne = pollOnce(cq, wc);
+            if (ne < 0) {
+                return 1;
+            }
             for (int i = 0; i < ne; i++) {
                 if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
                     if (qpType() == QpType.RC) {
@@ -241,9 +236,9 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         boolean got;
         do {
             got = x.startPoll();
-        } while (!useEvents && !got);
+        } while (!useEvents && !got && watch().keepPolling());
         if (!got) {
-            return true;
+            return useEvents;
         }
         boolean ok = completeWithTimestamp(wcs, x);
         if (ok && x.nextPoll()) {

@@ -51,7 +51,7 @@ public final class DemoCommand implements Callable<Integer> {
         defaultValue = "4791")
     int udpPort;
 
-    @Option(names = "--pcap", description = "write both devices' packets to FILE-a.pcapng / FILE-b.pcapng")
+    @Option(converter = Converters.OutputFile.class, names = "--pcap", description = "write both devices' packets to FILE-a.pcapng / FILE-b.pcapng")
     Path pcap;
 
     @Option(converter = Converters.Probability.class, names = "--loss", description = "inject this drop probability (and half as much duplication and "

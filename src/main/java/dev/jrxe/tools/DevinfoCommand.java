@@ -19,7 +19,10 @@ import picocli.CommandLine.Option;
  * (checked against rxe's {@code ibv_devinfo -v} in ../shared/captures).
  */
 @Command(name = "devinfo", mixinStandardHelpOptions = true,
-    description = "Print device and port attributes like ibv_devinfo.")
+    description = {"Print device and port attributes like ibv_devinfo.",
+        "A read-only query: it binds no socket, so it works while another process uses the address. "
+            + "The GID table lists only GIDs the device can send from: index 1, the IPv4-mapped RoCEv2 GID "
+            + "(rxe's IPv6 link-local GID at index 0 is empty: jrxe sends over IPv4 only)."})
 public final class DevinfoCommand implements Callable<Integer> {
     /** Names of the device_cap_flags bits ibv_devinfo knows, by bit number. */
     private static final String[] CAP_NAMES = {
@@ -52,14 +55,15 @@ public final class DevinfoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
+    @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
     String name;
 
     @Option(converter = Converters.DeviceAddress.class, names = "--ip", description = "IPv4 address the device binds (default ${DEFAULT-VALUE})",
         defaultValue = "127.0.0.1")
     String ip;
 
-    @Option(names = {"-i", "--ib-port"}, description = "use port PORT of the device (default all ports)",
+    @Option(converter = Converters.IbPort.class, names = {"-i", "--ib-port"},
+        description = "use port PORT of the device (default all ports; a jrxe device has port 1)",
         paramLabel = "PORT")
     Integer port;
 
@@ -77,17 +81,14 @@ public final class DevinfoCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (port != null && port <= 0) {
-            spec.commandLine().usage(out);
-            return 1;
-        }
         if (list) {
             // a jrxe process sees exactly the device it opens
             out.printf("1 HCA found:%n\t%s%n%n", name);
             out.flush();
             return 0;
         }
-        try (Device dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort))) {
+        // a query: the device's link binds nothing, so devinfo works beside a process using the address
+        try (Device dev = Device.open(DeviceConfig.of(name, ip).udpPort(udpPort).detached())) {
             return print(dev, out, err, verbose, port == null ? 0 : port);
         } catch (VerbsException e) {
             err.println("Failed to open device: " + e.getMessage());

@@ -18,7 +18,7 @@ final class JfrOption {
     static final String[] EVENTS = {"dev.jrxe.QpState", "dev.jrxe.Retransmit", "dev.jrxe.Nak", "dev.jrxe.RnrWait",
         "dev.jrxe.OdpFault", "dev.jrxe.OdpChild"};
 
-    @Option(names = "--jfr", paramLabel = "FILE",
+    @Option(converter = Converters.OutputFile.class, names = "--jfr", paramLabel = "FILE",
         description = "record a Java Flight Recording with jrxe's events (QP states, retransmissions, NAKs, RNR "
             + "waits, ODP faults and children) to FILE")
     Path file;

@@ -18,11 +18,19 @@ import picocli.CommandLine.Command;
         SimCommand.class,
         RcStreamCommand.class,
         RpingCommand.class,
-        CommandLine.HelpCommand.class,
+        HelpCommand.class,
     })
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** The one way to see a failure's stack trace (also {@code JRXE_DEBUG=1}); on every command. */
+    @CommandLine.Option(names = "--debug", scope = CommandLine.ScopeType.INHERIT,
+        description = "on a failure, print its stack trace")
+    boolean debug;
+
+    private static final String[] EXIT_FOOTER = {"",
+        "Exit status: 0 done, 1 failed while running (one line on stderr says why), 2 bad command line."};
 
     @Override
     public void run() {
@@ -56,14 +64,15 @@ public final class Main implements Runnable {
     /**
      * The {@code jrxe} command line as {@link #main} runs it: a usage error is one line on stderr
      * naming what was wrong, then one line pointing at {@code --help}, exit status {@value #EXIT_USAGE};
-     * a failure while running is one line on stderr, no stack trace (set {@code JRXE_DEBUG=1} for
-     * one), exit status {@value #EXIT_FAILURE}; every subcommand answers {@code -V/--version}.
+     * a failure while running is one line on stderr, no stack trace ({@code --debug} or
+     * {@code JRXE_DEBUG=1} asks for one), exit status {@value #EXIT_FAILURE}; every subcommand answers {@code -V/--version}.
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler(Main::runFailed);
         versions(cl);
+        footers(cl);
         return cl;
     }
 
@@ -73,6 +82,13 @@ public final class Main implements Runnable {
                 sub.getCommandSpec().version(VERSION);
             }
             versions(sub);
+        }
+    }
+
+    private static void footers(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().footer(EXIT_FOOTER);
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            footers(sub);
         }
     }
 
@@ -94,11 +110,20 @@ public final class Main implements Runnable {
         java.io.PrintWriter err = cmd.getErr();
         String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         err.println(qualifiedName(cmd) + ": " + oneLine(what));
-        if (System.getenv("JRXE_DEBUG") != null) {
+        if (System.getenv("JRXE_DEBUG") != null || debugAsked(parsed)) {
             e.printStackTrace(err);
         }
         err.flush();
         return EXIT_FAILURE;
+    }
+
+    private static boolean debugAsked(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (p.hasMatchedOption("--debug")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String oneLine(String s) {

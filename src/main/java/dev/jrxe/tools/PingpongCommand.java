@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.sys.Errno;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
@@ -27,11 +28,14 @@ import picocli.CommandLine.Parameters;
  * lines. Each tool adds the options that differ ({@code -s}, whose default is not the same
  * everywhere, {@code -m}, {@code -q}, ...) and its run.
  *
- * <p>Deviations from the C tools, all because jrxe is a RoCE-only library device: {@code -g}
- * defaults to 1 (the IPv4-mapped GID) instead of -1, {@code --ip}/{@code --udp-port} say where the
- * device lives, the client retries the TCP connect for a few seconds (the server JVM may still be
- * starting), and waiting for a CQ event with {@code -e} gives up after
- * {@link #EVENT_TIMEOUT_SECONDS}.
+ * <p>Deviations from the C tools: {@code -g} defaults to 1 (the IPv4-mapped GID, a jrxe device's
+ * only one) instead of -1; {@code --ip}/{@code --udp-port} say where the device lives; the client
+ * retries the TCP connect for a few seconds (the server JVM may still be starting); a client left
+ * at the default {@code --ip} whose address is taken (a server on this machine) moves its device to
+ * a free loopback address and says so, so that {@code rc-pingpong &} then {@code rc-pingpong
+ * localhost} runs; the TCP listener binds {@code --ip}, not every address; and no wait is silent or
+ * endless: after 3 s without a completion the tool says so, and after {@code --idle-timeout}
+ * seconds (10) it gives up naming the likely causes, where the C tools spin forever.
  */
 abstract class PingpongCommand implements Callable<Integer> {
     static final int RECV_WRID = 1;
@@ -41,7 +45,6 @@ abstract class PingpongCommand implements Callable<Integer> {
     /** sizeof "done": four characters and the NUL. */
     static final int DONE_SIZE = 5;
     static final int PAGE_SIZE = 4096;
-    static final long EVENT_TIMEOUT_SECONDS = 30;
 
     @CommandLine.Mixin
     JfrOption jfr = new JfrOption();
@@ -57,15 +60,15 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = {"-d", "--ib-dev"}, order = 20, paramLabel = "DEV", defaultValue = "jrxe0",
+    @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, order = 20, paramLabel = "DEV", defaultValue = "jrxe0",
         description = "use device DEV (default ${DEFAULT-VALUE})")
     String ibDev;
 
-    @Option(names = {"-i", "--ib-port"}, order = 30, paramLabel = "PORT", defaultValue = "1",
+    @Option(converter = Converters.IbPort.class, names = {"-i", "--ib-port"}, order = 30, paramLabel = "PORT", defaultValue = "1",
         description = "use port PORT of the device (default ${DEFAULT-VALUE})")
     int ibPort;
 
-    @Option(names = {"-r", "--rx-depth"}, order = 60, paramLabel = "DEP", defaultValue = "500",
+    @Option(converter = Converters.Positive.class, names = {"-r", "--rx-depth"}, order = 60, paramLabel = "DEP", defaultValue = "500",
         description = "number of receives to post at a time (default ${DEFAULT-VALUE})")
     int rxDepth;
 
@@ -73,16 +76,16 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "number of exchanges (default ${DEFAULT-VALUE})")
     int iters;
 
-    @Option(names = {"-l", "--sl"}, order = 80, defaultValue = "0",
+    @Option(converter = Converters.ServiceLevel.class, names = {"-l", "--sl"}, order = 80, defaultValue = "0",
         description = "service level value (default ${DEFAULT-VALUE})")
     int sl;
 
     @Option(names = {"-e", "--events"}, order = 90, description = "sleep on CQ events (default poll)")
     boolean useEvents;
 
-    @Option(names = {"-g", "--gid-idx"}, order = 100, paramLabel = "IDX", defaultValue = "1",
-        description = "local port gid index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID; unlike "
-            + "the ibv_*_pingpong tools' -1, because jrxe is RoCE-only and always needs a GID)")
+    @Option(converter = Converters.GidIndex.class, names = {"-g", "--gid-idx"}, order = 100, paramLabel = "IDX", defaultValue = "1",
+        description = "local port gid index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID and a jrxe "
+            + "device's only one; unlike the ibv_*_pingpong tools' -1, because RoCE always needs a GID)")
     int gidx;
 
     @Option(names = {"-c", "--chk"}, order = 150, description = "validate received buffer")
@@ -100,7 +103,13 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 
-    @Option(names = "--pcap", order = 220, paramLabel = "FILE", description = "write every RoCE packet this "
+    @Option(converter = Converters.NonNegative.class, names = "--idle-timeout", order = 230, paramLabel = "S",
+        defaultValue = "10", description = "give up after S seconds without a completion, naming the likely causes "
+            + "(a peer that exited, a --udp-port that differs); says it is waiting after 3 s; 0 waits forever as "
+            + "ibv_*_pingpong (default ${DEFAULT-VALUE})")
+    int idleTimeout;
+
+    @Option(converter = Converters.OutputFile.class, names = "--pcap", order = 220, paramLabel = "FILE", description = "write every RoCE packet this "
         + "device sends and receives to FILE (pcapng, Wireshark decodes it as RoCEv2)")
     java.nio.file.Path pcap;
 
@@ -115,6 +124,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     PrintWriter out;
     PrintWriter err;
     private int numCqEvents;
+    private CompletionWatch watch;
 
     /** One side's address (one QP's) as exchanged over TCP. */
     record Dest(int lid, int qpn, int psn, Gid gid) {
@@ -155,11 +165,12 @@ abstract class PingpongCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        try (JfrOption.Session recording = jfr.start(spec.commandLine().getErr())) {
-            out = spec.commandLine().getOut();
-            err = spec.commandLine().getErr();
+        out = spec.commandLine().getOut();
+        err = spec.commandLine().getErr();
+        optionsAgree();
+        try (JfrOption.Session recording = jfr.start(err)) {
             try {
-                return validateOptions() ? runOnDevice() : 1;
+                return runOnDevice();
             } finally {
                 out.flush();
                 err.flush();
@@ -167,33 +178,18 @@ abstract class PingpongCommand implements Callable<Integer> {
         }
     }
 
-    /** The checks the C tools make while they parse options, then those of option combinations. */
-    private boolean validateOptions() {
-        if (!optionsInRange()) {
-            spec.commandLine().usage(out);
-            return false;
-        }
-        return optionsAgree();
-    }
-
-    /** Values the C tool's getopt loop refuses with its usage text; subclasses add theirs. */
-    boolean optionsInRange() {
-        return port >= 0 && port <= 65535 && ibPort >= 1 && rxDepth >= 1 && iters >= 0;
-    }
-
-    /** Combinations the C tool refuses after parsing, each with its own message; none by default. */
-    boolean optionsAgree() {
-        return true;
+    /**
+     * Combinations the C tool refuses after parsing, each with its own message, refused through
+     * {@link Converters#require} (one line, the usage-error status); none by default. Single
+     * values are checked by the options' converters before the command runs.
+     */
+    void optionsAgree() {
     }
 
     private int runOnDevice() throws IOException, InterruptedException {
         Device dev;
         try {
-            DeviceConfig config = DeviceConfig.of(ibDev, ip).udpPort(udpPort).noGso(noGso);
-            if (pcap != null) {
-                config.pcap(pcap);
-            }
-            dev = Device.open(config);
+            dev = openDevice();
         } catch (RuntimeException e) { // bad address, port in use
             err.printf("Couldn't get context for %s: %s%n", ibDev, e.getMessage());
             return 1;
@@ -201,6 +197,50 @@ abstract class PingpongCommand implements Callable<Integer> {
         try (dev; Arena arena = Arena.ofShared()) {
             return run(dev, arena);
         }
+    }
+
+    /** Loopback addresses after 127.0.0.1 a client tries when its default one is taken. */
+    static final int FALLBACK_ADDRESSES = 16;
+
+    /**
+     * Opens the device on {@code --ip}. A client left at the default address that finds it taken
+     * (a server on this machine, the habit {@code rc-pingpong &} then {@code rc-pingpong
+     * localhost}) takes the first free one of 127.0.0.2 .. 127.0.0.17 instead and says which.
+     */
+    private Device openDevice() {
+        try {
+            return Device.open(config(ip));
+        } catch (VerbsException e) {
+            boolean ipGiven = spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption("--ip");
+            if (e.errno() != Errno.EADDRINUSE || servername == null || ipGiven) {
+                throw e;
+            }
+            for (int i = 2; i < 2 + FALLBACK_ADDRESSES; i++) {
+                String alt = "127.0.0." + i;
+                try {
+                    Device dev = Device.open(config(alt));
+                    err.printf("%s: %s UDP %d is taken (a server on this machine?): this client's device uses %s%n",
+                        Main.qualifiedName(spec.commandLine()), ip, udpPort, alt);
+                    err.flush();
+                    ip = alt;
+                    return dev;
+                } catch (VerbsException taken) {
+                    if (taken.errno() != Errno.EADDRINUSE) {
+                        throw taken;
+                    }
+                }
+            }
+            throw e;
+        }
+    }
+
+    private DeviceConfig config(String address) {
+        DeviceConfig config = DeviceConfig.of(ibDev, address).udpPort(udpPort).noGso(noGso);
+        if (pcap != null) {
+            config.pcap(pcap);
+        }
+        return config;
     }
 
     /** The tool proper, on the open device; buffers come from {@code arena}. Returns the exit code. */
@@ -237,15 +277,24 @@ abstract class PingpongCommand implements Callable<Integer> {
             DevinfoCommand.ntop(d.gid()));
     }
 
+    /** The wait for the next completion of this run (from the first call on). */
+    CompletionWatch watch() {
+        if (watch == null) {
+            watch = new CompletionWatch(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout);
+        }
+        return watch;
+    }
+
     /**
      * With {@code -e}: waits for {@code cq}'s next event and re-arms it, as the C tools' loops do;
-     * false after printing why not.
+     * false after printing why not (no event within {@code --idle-timeout} among them).
      */
     boolean awaitCqEvent(CompletionChannel channel, CompletionQueue cq) throws InterruptedException {
-        CompletionQueue ev = channel.getEvent(EVENT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        if (ev == null) {
-            err.println("Failed to get cq_event");
-            return false;
+        CompletionQueue ev;
+        while ((ev = channel.getEvent(1, TimeUnit.SECONDS)) == null) {
+            if (!watch().keepWaiting()) {
+                return false;
+            }
         }
         ++numCqEvents;
         if (ev != cq) {
@@ -339,16 +388,29 @@ abstract class PingpongCommand implements Callable<Integer> {
         if (useEvents && !awaitCqEvent(channel, cq)) {
             return false;
         }
-        int ne;
-        do {
-            ne = cq.poll(wc);
-        } while (!useEvents && ne < 1);
+        int ne = pollOnce(cq, wc);
+        if (ne < 0) {
+            return false;
+        }
         for (int i = 0; i < ne; i++) {
             if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * After an event (or right away when busy-polling): polls {@code cq}, when busy-polling until
+     * it has something. Returns the completions, or -1 once the wait passed {@code --idle-timeout}
+     * (the reason printed).
+     */
+    int pollOnce(CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc) {
+        int ne;
+        do {
+            ne = cq.poll(wc);
+        } while (!useEvents && ne < 1 && watch().keepPolling());
+        return ne < 1 && !useEvents ? -1 : ne;
     }
 
     /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */

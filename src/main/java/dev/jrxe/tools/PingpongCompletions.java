@@ -31,6 +31,7 @@ final class PingpongCompletions {
     private final int[] pending;
     private final Sender sender;
     private final Receiver receiver;
+    private final CompletionWatch watch;
     private int routs;
     private int rcnt;
     private int scnt;
@@ -40,9 +41,11 @@ final class PingpongCompletions {
      * @param refillAt refill once this few receives are left: 1, srq_pingpong's number of QPs
      * @param qpNums   the QPs by index, to match completions with (srq_pingpong's find_qp); null
      *                 for one QP, whose completions the tools do not match
+     * @param watch    told of every completion (the wait starts over); names the likely causes
+     *                 when the peer stopped acknowledging
      */
     PingpongCompletions(PrintWriter err, int iters, int rxDepth, int refillAt, int routs, int[] qpNums,
-                        Sender sender, Receiver receiver) {
+                        Sender sender, Receiver receiver, CompletionWatch watch) {
         this.err = err;
         this.iters = iters;
         this.rxDepth = rxDepth;
@@ -52,6 +55,7 @@ final class PingpongCompletions {
         this.pending = new int[qpNums == null ? 1 : qpNums.length];
         this.sender = sender;
         this.receiver = receiver;
+        this.watch = watch;
     }
 
     /** What the QP at {@code qpIndex} waits for before its next send ({@code RECV_WRID | SEND_WRID} bits). */
@@ -66,8 +70,12 @@ final class PingpongCompletions {
 
     /** Counts one completion of QP {@code qpNum}; false after printing why the tool stops. */
     boolean complete(long wrId, int status, int qpNum) {
+        watch.completed();
         if (status != WcStatus.SUCCESS) {
             err.printf("Failed status %s (%d) for wr_id %d%n", WcStatus.str(status), status, (int) wrId);
+            if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR) {
+                err.printf("(no acknowledgement from the peer: %s)%n", watch.causes());
+            }
             return false;
         }
         int qp = qpIndex(qpNum);

@@ -46,14 +46,10 @@ public final class RcPingpongCommand extends ConnectedPingpongCommand {
     }
 
     @Override
-    boolean optionsAgree() {
+    void optionsAgree() {
         if (implicitOdp) {
             odp = true;
         }
-        if (!odp && prefetch) {
-            err.println("prefetch is valid only with on-demand memory region");
-            return false;
-        }
-        return true;
+        Converters.require(spec, odp || !prefetch, "prefetch is valid only with on-demand memory region");
     }
 }

@@ -68,11 +68,11 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "4791")
     int udpPort;
 
-    @Option(names = {"-n", "--messages"}, description = "messages in the stream (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class, names = {"-n", "--messages"}, description = "messages in the stream (default ${DEFAULT-VALUE})",
         defaultValue = "100000")
-    long messages;
+    int messages;
 
-    @Option(names = {"-s", "--size"}, description = "message size, 8 .. 65536 (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"}, description = "message size, 8 .. 65536 (default ${DEFAULT-VALUE})",
         defaultValue = "1024")
     int size;
 
@@ -80,7 +80,7 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "64")
     int window;
 
-    @Option(names = {"-m", "--mtu"}, description = "path MTU (default ${DEFAULT-VALUE})", defaultValue = "1024")
+    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, description = "path MTU (default ${DEFAULT-VALUE})", defaultValue = "1024")
     int mtu;
 
     @Option(names = "--timeout", description = "local ACK timeout exponent: 4.096 us x 2^T (default ${DEFAULT-VALUE})",
@@ -91,7 +91,7 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "7")
     int retryCnt;
 
-    @Option(names = "--idle-timeout", description = "receiver: seconds without a message before it gives up "
+    @Option(converter = Converters.Positive.class, names = "--idle-timeout", description = "receiver: seconds without a message before it gives up "
         + "(default ${DEFAULT-VALUE})", defaultValue = "30")
     int idleSeconds;
 
@@ -115,18 +115,10 @@ public final class RcStreamCommand implements Callable<Integer> {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
         CommandLine cl = spec.commandLine();
-        if (size < 8 || size > 65536) {
-            throw new CommandLine.ParameterException(cl, "--size must be 8 .. 65536: " + size);
-        }
-        if (messages < 1 || window < 1 || window > 1024) {
-            throw new CommandLine.ParameterException(cl, "--messages must be at least 1 and --window 1 .. 1024");
-        }
-        if (Mtu.fromBytes(mtu) < 0) {
-            throw new CommandLine.ParameterException(cl, "--mtu must be 256, 512, 1024, 2048 or 4096: " + mtu);
-        }
-        if (timeout < 1 || timeout > 31 || retryCnt < 0 || retryCnt > 7) {
-            throw new CommandLine.ParameterException(cl, "--timeout must be 1 .. 31 and --retry-cnt 0 .. 7");
-        }
+        Converters.require(spec, size >= 8 && size <= 65536, "--size must be 8 .. 65536: " + size);
+        Converters.require(spec, window >= 1 && window <= 1024, "--window must be 1 .. 1024: " + window);
+        Converters.require(spec, timeout >= 1 && timeout <= 31, "--timeout must be 1 .. 31: " + timeout);
+        Converters.require(spec, retryCnt >= 0 && retryCnt <= 7, "--retry-cnt must be 0 .. 7: " + retryCnt);
         DeviceConfig config;
         try {
             config = DeviceConfig.of("jrxe0", ip).udpPort(udpPort).noGso(noGso);
@@ -163,7 +155,7 @@ public final class RcStreamCommand implements Callable<Integer> {
     private PingpongCommand.Dest exchange(PingpongCommand.Dest me, RcConnect rc, QueuePair qp) throws IOException {
         PingpongExchange.ToRts toRts = rem -> rc.toRts(qp, me.psn(), rem.gid(), rem.qpn(), rem.psn());
         if (server == null) {
-            return PingpongExchange.serve(new InetSocketAddress(port), me, toRts, () -> {
+            return PingpongExchange.serve(new InetSocketAddress(ip, port), me, toRts, () -> {
                 out.println("rc-stream: receiving on " + ip + ", waiting for the sender on TCP port " + port);
                 out.flush();
             });

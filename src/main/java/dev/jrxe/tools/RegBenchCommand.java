@@ -38,35 +38,35 @@ public final class RegBenchCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--sizes", split = ",", converter = RegBenchSizes.class, paramLabel = "SIZE[,SIZE...]",
+    @Option(names = "--sizes", split = ",", converter = RegBenchSizes.class, paramLabel = "SIZE",
         defaultValue = DEFAULT_SIZES, description = "region sizes (default ${DEFAULT-VALUE})")
     List<Long> sizes;
 
-    @Option(names = "--runs", defaultValue = "30", description = "timed registrations per kind and size, after one "
+    @Option(converter = Converters.Positive.class, names = "--runs", defaultValue = "30", description = "timed registrations per kind and size, after one "
         + "warm-up (default ${DEFAULT-VALUE})")
     int runs;
 
     @Option(names = "--seed", defaultValue = "42", description = "seed of the shuffled order (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--kinds", split = ",", paramLabel = "KIND[,KIND...]", defaultValue = "pinned,odp,implicit",
+    @Option(names = "--kinds", split = ",", paramLabel = "KIND", defaultValue = "pinned,odp,implicit",
         description = "region kinds: pinned, odp, implicit (default ${DEFAULT-VALUE})")
     List<String> kinds;
 
-    @Option(names = "--jit-warmup", defaultValue = "2000", paramLabel = "N", description = "untimed registrations per "
+    @Option(converter = Converters.NonNegative.class, names = "--jit-warmup", defaultValue = "2000", paramLabel = "N", description = "untimed registrations per "
         + "kind before the plan, so that compiled code is timed (default ${DEFAULT-VALUE})")
     int jitWarmup;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "write one CSV row per (kind, size) to FILE")
+    @Option(converter = Converters.OutputFile.class, names = "--csv", paramLabel = "FILE", description = "write one CSV row per (kind, size) to FILE")
     Path csv;
 
-    @Option(names = "--svg", paramLabel = "FILE", description = "draw median latency against size to FILE (SVG)")
+    @Option(converter = Converters.OutputFile.class, names = "--svg", paramLabel = "FILE", description = "draw median latency against size to FILE (SVG)")
     Path svg;
 
     @Option(names = "--no-traffic", description = "registration only: skip the first-touch and bandwidth runs")
     boolean noTraffic;
 
-    @Option(names = "--touch-chunks", defaultValue = "64", paramLabel = "N", description = "cold 2 MiB chunks "
+    @Option(converter = Converters.Positive.class, names = "--touch-chunks", defaultValue = "64", paramLabel = "N", description = "cold 2 MiB chunks "
         + "written once each for the first-touch cost (default ${DEFAULT-VALUE})")
     int touchChunks;
 
@@ -78,7 +78,7 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "size of each bandwidth WRITE (default ${DEFAULT-VALUE})")
     long bwBytes;
 
-    @Option(names = "--bw-depth", defaultValue = "16", paramLabel = "N",
+    @Option(converter = Converters.Positive.class, names = "--bw-depth", defaultValue = "16", paramLabel = "N",
         description = "WRITEs in flight (default ${DEFAULT-VALUE})")
     int bwDepth;
 
@@ -86,27 +86,27 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "target window the WRITEs cycle through, per kind (default ${DEFAULT-VALUE})")
     long bwWindow;
 
-    @Option(names = "--bw-seconds", defaultValue = "0.25", paramLabel = "S",
+    @Option(converter = Converters.PositiveSeconds.class, names = "--bw-seconds", defaultValue = "0.25", paramLabel = "S",
         description = "seconds per bandwidth round and kind (default ${DEFAULT-VALUE})")
     double bwSeconds;
 
-    @Option(names = "--bw-rounds", defaultValue = "24", paramLabel = "N",
+    @Option(converter = Converters.Positive.class, names = "--bw-rounds", defaultValue = "24", paramLabel = "N",
         description = "bandwidth rounds, each running both kinds, the first alternating; medians "
             + "reported (default ${DEFAULT-VALUE})")
     int bwRounds;
 
-    @Option(names = "--mtu", defaultValue = "4096", description = "path MTU of the traffic QP (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class, names = "--mtu", defaultValue = "4096", description = "path MTU of the traffic QP (default ${DEFAULT-VALUE})")
     int mtu;
 
-    @Option(names = "--ip-a", defaultValue = "127.0.0.2", paramLabel = "IP",
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip-a", defaultValue = "127.0.0.2", paramLabel = "IP",
         description = "address of the requester device (default ${DEFAULT-VALUE})")
     String ipA;
 
-    @Option(names = "--ip-b", defaultValue = "127.0.0.3", paramLabel = "IP",
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip-b", defaultValue = "127.0.0.3", paramLabel = "IP",
         description = "address of the target device (default ${DEFAULT-VALUE})")
     String ipB;
 
-    @Option(names = "--udp-port", defaultValue = "0", paramLabel = "PORT", description = "UDP port of both traffic "
+    @Option(converter = Converters.PortOrZero.class, names = "--udp-port", defaultValue = "0", paramLabel = "PORT", description = "UDP port of both traffic "
         + "devices; 0 (default) picks one free on both addresses, so the run never meets a device on 4791")
     int udpPort;
 
@@ -119,10 +119,7 @@ public final class RegBenchCommand implements Callable<Integer> {
         err = spec.commandLine().getErr();
         try {
             String problem = validate();
-            if (problem != null) {
-                err.println("reg-bench: " + problem);
-                return 2;
-            }
+            Converters.require(spec, problem == null, problem);
             return run();
         } finally {
             out.flush();
@@ -131,22 +128,12 @@ public final class RegBenchCommand implements Callable<Integer> {
     }
 
     private String validate() {
-        if (runs < 1) {
-            return "--runs must be at least 1";
-        }
-        if (jitWarmup < 0) {
-            return "--jit-warmup must not be negative";
-        }
         for (String k : kinds) {
             if (kindOf(k) == null) {
                 return "unknown kind '" + k + "' (pinned, odp, implicit)";
             }
         }
         if (!noTraffic) {
-            if (touchChunks < 1 || bwDepth < 1 || bwRounds < 1 || bwSeconds <= 0 || Mtu.fromBytes(mtu) < 0) {
-                return "--touch-chunks, --bw-depth, --bw-rounds, --bw-seconds must be positive and --mtu one of "
-                    + "256, 512, 1024, 2048, 4096";
-            }
             if (touchBytes > (2 << 20) || bwBytes > Integer.MAX_VALUE || bwWindow < bwBytes) {
                 return "--touch-bytes must fit one 2 MiB chunk and --bw-window hold at least one --bw-bytes WRITE";
             }

@@ -43,6 +43,10 @@ final class RegBenchSizes implements CommandLine.ITypeConverter<Long> {
 
     @Override
     public Long convert(String value) {
-        return parse(value);
+        try {
+            return parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
+        }
     }
 }

@@ -79,7 +79,7 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(converter = Converters.Port.class, names = "-p", paramLabel = "port", defaultValue = "7174", description = "rdma_cm port (default ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = "-C", paramLabel = "count", defaultValue = "0", description = "ping count, 0 = forever (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.NonNegative.class, names = "-C", paramLabel = "count", defaultValue = "0", description = "ping count, 0 = forever (default ${DEFAULT-VALUE})")
     int count;
 
     @Option(names = "-S", paramLabel = "size", defaultValue = "64", description = "ping data size (default ${DEFAULT-VALUE})")
@@ -114,22 +114,11 @@ public final class RpingCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
-        if (server == client) {
-            err.println("rping: exactly one of -s (server) and -c (client)");
-            return 1;
-        }
-        if (size < MIN_SIZE || size > MAX_SIZE) {
-            err.printf("Invalid size %d (valid range is %d to %d)%n", size, MIN_SIZE, MAX_SIZE + 1);
-            return 1;
-        }
-        if (count < 0) {
-            err.printf("Invalid count %d%n", count);
-            return 1;
-        }
-        if (client && addr == null) {
-            err.println("rping: the client needs -a, the server's address");
-            return 1;
-        }
+        Converters.require(spec, server != client, "exactly one of -s (server) and -c (client)");
+        // rping's own words for -S, and its off-by-one upper bound
+        Converters.require(spec, size >= MIN_SIZE && size <= MAX_SIZE,
+            String.format("Invalid size %d (valid range is %d to %d)", size, MIN_SIZE, MAX_SIZE + 1));
+        Converters.require(spec, !client || addr != null, "the client needs -a, the server's address");
         String local = server ? (addr == null ? "127.0.0.1" : addr) : (source != null ? source : ip != null ? ip : "127.0.0.1");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", local).udpPort(udpPort).noGso(noGso));
              EventChannel ch = new EventChannel();

@@ -51,14 +51,14 @@ public final class SrqPingpongCommand extends PingpongCommand {
     /** srq_pingpong's MAX_QP; it takes fewer QPs than that (at most 255). */
     static final int MAX_QP = AddressExchange.SRQ_MESSAGES;
 
-    @Option(names = {"-s", "--size"}, order = 40, defaultValue = "4096",
+    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"}, order = 40, defaultValue = "4096",
         description = "size of message to exchange (default ${DEFAULT-VALUE})")
     int size;
 
-    @Option(names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
     int mtu;
 
-    @Option(names = {"-q", "--num-qp"}, order = 55, paramLabel = "NUM", defaultValue = "16",
+    @Option(converter = Converters.Positive.class, names = {"-q", "--num-qp"}, order = 55, paramLabel = "NUM", defaultValue = "16",
         description = "number of QPs to use (default ${DEFAULT-VALUE})")
     int numQp;
 
@@ -66,23 +66,10 @@ public final class SrqPingpongCommand extends PingpongCommand {
     boolean odp;
 
     @Override
-    boolean optionsInRange() {
-        // a run without QPs would never end; the C tool takes -q 0 and hangs
-        return super.optionsInRange() && size >= 1 && Mtu.fromBytes(mtu) >= 0 && numQp >= 1;
-    }
-
-    @Override
-    boolean optionsAgree() {
-        if (numQp > rxDepth) {
-            err.printf("rx_depth %d is too small for %d QPs -- must have at least one receive per QP.%n", rxDepth,
-                numQp);
-            return false;
-        }
-        if (numQp >= MAX_QP) {
-            err.printf("num_qp %d must be less than %d%n", numQp, MAX_QP - 1);
-            return false;
-        }
-        return true;
+    void optionsAgree() {
+        Converters.require(spec, numQp <= rxDepth, String.format(
+            "rx_depth %d is too small for %d QPs -- must have at least one receive per QP.", rxDepth, numQp));
+        Converters.require(spec, numQp < MAX_QP, String.format("num_qp %d must be less than %d", numQp, MAX_QP - 1));
     }
 
     @Override
@@ -169,9 +156,9 @@ public final class SrqPingpongCommand extends PingpongCommand {
             mine.add(d);
             printLocal(d, ',');
         }
-        AddressExchange oob = AddressExchange.srq(err);
+        AddressExchange oob = AddressExchange.srq(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
         Dest[] rem = servername != null ? oob.client(servername, port, mine)
-            : oob.server(port, mine, r -> connect(qps, mine, r));
+            : oob.server(ip, port, mine, r -> connect(qps, mine, r));
         if (rem == null) {
             return 1;
         }
@@ -192,7 +179,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
             qpNums[i] = qps[i].qpNum();
         }
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, numQp, routs, qpNums,
-            i -> postSend(qps[i], swr), n -> postSrqRecvs(srq, rwr, n));
+            i -> postSend(qps[i], swr), n -> postSrqRecvs(srq, rwr, n), watch());
         if (servername != null) {
             if (validate) {
                 markPages(buf, 0, size);

@@ -52,17 +52,12 @@ public final class UdPingpongCommand extends PingpongCommand {
     /** The hop limit of ud_pingpong's address handle (the connected tools use 1). */
     private static final int HOP_LIMIT = 64;
 
-    @Option(names = {"-s", "--size"}, order = 40, defaultValue = "1024",
+    @Option(converter = Converters.Size.class, names = {"-s", "--size"}, order = 40, defaultValue = "1024",
         description = "size of message to exchange (default ${DEFAULT-VALUE}, what ibv_ud_pingpong sends; "
             + "its help says 2048)")
     int size;
 
     private AddressHandle ah;
-
-    @Override
-    boolean optionsInRange() {
-        return super.optionsInRange() && size >= 0;
-    }
 
     @Override
     int run(Device dev, Arena arena) throws InterruptedException {
@@ -128,9 +123,9 @@ public final class UdPingpongCommand extends PingpongCommand {
         }
         Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
         printLocal(me, ':');
-        AddressExchange oob = AddressExchange.single(err);
+        AddressExchange oob = AddressExchange.single(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
         Dest[] rems = servername != null ? oob.client(servername, port, List.of(me))
-            : oob.server(port, List.of(me), r -> connect(pd, qp, me, r[0]));
+            : oob.server(ip, port, List.of(me), r -> connect(pd, qp, me, r[0]));
         if (rems == null) {
             return 1;
         }
@@ -149,7 +144,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         swr.remoteQpn = rem.qpn();
         swr.remoteQkey = QKEY;
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, 1, routs, null,
-            i -> postSend(qp, swr), n -> postRecvs(qp, rwr, n));
+            i -> postSend(qp, swr), n -> postRecvs(qp, rwr, n), watch());
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {

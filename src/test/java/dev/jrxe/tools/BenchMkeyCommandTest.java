@@ -28,9 +28,9 @@ class BenchMkeyCommandTest {
     @Test
     void shouldRejectSizesThatAreNotMultiplesOf16KiB() {
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine();
         cl.setErr(new PrintWriter(err));
         assertThat(cl.execute("bench", "mkey", "--size", "1000")).isEqualTo(2);
-        assertThat(err.toString()).contains("--size must be a positive multiple of 16384");
+        assertThat(err.toString()).contains("--size must be a multiple of 16384: 1000");
     }
 }

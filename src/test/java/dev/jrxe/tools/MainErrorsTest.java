@@ -87,4 +87,44 @@ class MainErrorsTest {
         }
         assertThat(run("devinfo", "--ip", "1.2.3").err()).contains("is not an IPv4 address");
     }
+
+    @Test
+    void shouldPrintTheStackTraceOfAFailureOnlyWithDebug() {
+        int port = 29000 + (int) (ProcessHandle.current().pid() % 1000) + 1;
+        try (dev.jrxe.verbs.Device held = dev.jrxe.verbs.Device.open(dev.jrxe.verbs.DeviceConfig.of("held", "127.0.0.2")
+            .udpPort(port))) {
+            Run quiet = run("demo", "-n", "1", "--udp-port", Integer.toString(port));
+            Run debug = run("demo", "--debug", "-n", "1", "--udp-port", Integer.toString(port));
+            assertThat(quiet.err()).doesNotContain("\tat ");
+            assertThat(debug.rc()).isEqualTo(Main.EXIT_FAILURE);
+            assertThat(debug.err()).contains("jrxe demo: ").contains("VerbsException").contains("\tat ");
+        }
+    }
+
+    @Test
+    void shouldSayWhatTheExitStatusesMeanInEveryHelp() {
+        for (String[] h : new String[][] {{"--help"}, {"rc-pingpong", "--help"}, {"bench", "link", "--help"},
+            {"help", "reg-bench"}}) {
+            Run r = run(h);
+            assertThat(r.rc()).as(String.join(" ", h)).isZero();
+            assertThat(r.out().replaceAll("\\s+", " ")).as(String.join(" ", h))
+                .contains("Exit status: 0 done, 1 failed while running (one line on stderr says why), 2 bad command line.");
+        }
+    }
+
+    @Test
+    void shouldShowTheHelpOfASubcommandAtAnyDepth() {
+        Run r = run("help", "bench", "pingpong");
+        assertThat(r.rc()).isZero();
+        assertThat(r.out()).startsWith("Usage: jrxe bench pingpong").contains("--send-window");
+        assertThat(run("help", "rc-pingpong").out()).startsWith("Usage: jrxe rc-pingpong");
+    }
+
+    @Test
+    void shouldDrawAReadableRegBenchSynopsis() {
+        // picocli wraps the synopsis: compare with the line breaks taken out
+        String synopsis = run("reg-bench", "--help").out().replaceAll("\\s+", " ").replace(", ", ",");
+        assertThat(synopsis).contains("[--kinds=KIND[,KIND...]]...").contains("[--sizes=SIZE[,SIZE...]]...")
+            .doesNotContain("KIND...]...]");
+    }
 }

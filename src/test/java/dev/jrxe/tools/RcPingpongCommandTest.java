@@ -50,7 +50,7 @@ class RcPingpongCommandTest {
     @Test
     void shouldTakeIbvRcPingpongShortAndLongOptions() {
         RcPingpongCommand c = parse("-p", "9999", "-d", "jrxe7", "-i", "1", "-s", "8", "-m", "4096", "-r", "10",
-            "-n", "5", "-l", "3", "-e", "-g", "0", "-o", "-O", "-P", "-c", "peer");
+            "-n", "5", "-l", "3", "-e", "-g", "1", "-o", "-O", "-P", "-c", "peer");
         assertThat(c.port).isEqualTo(9999);
         assertThat(c.ibDev).isEqualTo("jrxe7");
         assertThat(c.size).isEqualTo(8);
@@ -58,10 +58,10 @@ class RcPingpongCommandTest {
         assertThat(c.rxDepth).isEqualTo(10);
         assertThat(c.iters).isEqualTo(5);
         assertThat(c.sl).isEqualTo(3);
-        assertThat(c.gidx).isZero();
+        assertThat(c.gidx).isEqualTo(1);
         assertThat(c.useEvents && c.odp && c.implicitOdp && c.prefetch && c.validate).isTrue();
         assertThat(c.servername).isEqualTo("peer");
-        RcPingpongCommand l = parse("--port=1", "--ib-dev=x", "--ib-port=1", "--size=1", "--mtu=256", "--rx-depth=2",
+        RcPingpongCommand l = parse("--port=1", "--ib-dev=jrxe3", "--ib-port=1", "--size=1", "--mtu=256", "--rx-depth=2",
             "--iters=3", "--sl=1", "--events", "--gid-idx=1", "--odp", "--iodp", "--prefetch", "--chk");
         assertThat(l.port + l.size + l.rxDepth + l.iters).isEqualTo(1 + 1 + 2 + 3);
         assertThat(l.mtu).isEqualTo(256);
@@ -77,8 +77,9 @@ class RcPingpongCommandTest {
     @Test
     void shouldRejectAnInvalidMtuWithUsage() {
         String[] r = execute("-m", "1000");
-        assertThat(r[0]).isEqualTo("1");
-        assertThat(r[1]).contains("Usage:");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("'--mtu': 1000 is not an MTU");
+        assertThat(r[1]).isEmpty();
     }
 
     @Test
@@ -87,13 +88,13 @@ class RcPingpongCommandTest {
         String[] bad = execute("-p", "65536");
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2]).contains("65536 is not a port (1..65535)");
-        assertThat(execute("-i", "0")[0]).isEqualTo("1");
+        assertThat(execute("-i", "0")[0]).isEqualTo("2");
     }
 
     @Test
     void shouldRejectPrefetchWithoutOdp() {
         String[] r = execute("-P");
-        assertThat(r[0]).isEqualTo("1");
+        assertThat(r[0]).isEqualTo("2");
         assertThat(r[2]).contains("prefetch is valid only with on-demand memory region");
     }
 

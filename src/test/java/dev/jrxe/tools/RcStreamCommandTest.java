@@ -82,9 +82,9 @@ class RcStreamCommandTest {
     @Test
     void shouldRefuseOptionsOutOfRange() {
         assertThat(execute("-s", "4").err()).contains("--size must be 8 .. 65536");
-        assertThat(execute("-w", "0").err()).contains("--window 1 .. 1024");
-        assertThat(execute("-m", "1000").err()).contains("--mtu must be 256, 512, 1024, 2048 or 4096");
-        assertThat(execute("--retry-cnt", "8").err()).contains("--retry-cnt 0 .. 7");
+        assertThat(execute("-w", "0").err()).contains("--window must be 1 .. 1024");
+        assertThat(execute("-m", "1000").err()).contains("'--mtu': 1000 is not an MTU (256, 512, 1024, 2048 or 4096)");
+        assertThat(execute("--retry-cnt", "8").err()).contains("--retry-cnt must be 0 .. 7");
         assertThat(execute("-s", "4").rc()).isEqualTo(2);
     }
 }

@@ -31,8 +31,8 @@ class RpingCommandTest {
     @Test
     void shouldRefuseWhatRpingRefuses() {
         assertThat(run("-s", "-S", "10").err()).contains("Invalid size 10 (valid range is 26 to 65536)");
-        assertThat(run("-c", "-a", "127.0.0.2", "-C", "-1").err()).contains("Invalid count -1");
-        assertThat(run("-s", "-c").rc()).isEqualTo(1);
+        assertThat(run("-c", "-a", "127.0.0.2", "-C", "-1").err()).contains("'-C': -1 is not 0 or more");
+        assertThat(run("-s", "-c").rc()).as("a usage error (issue 17)").isEqualTo(2);
         assertThat(run("-c").err()).contains("needs -a");
         assertThat(run("--help").out()).contains("-a=addr", "-C=count", "-S=size", "-V", "-P");
     }

@@ -53,9 +53,9 @@ class SimCommandTest {
     void shouldRejectSeedCountsAndOperationCountsBelowOne() {
         Run r = run("--seeds", "0");
         assertThat(r.rc()).isEqualTo(2);
-        assertThat(r.err()).contains("--seeds must be at least 1: 0");
+        assertThat(r.err()).contains("'--seeds': 0 is not 1 or more");
         r = run("--ops", "0", "--seed", "1");
         assertThat(r.rc()).isEqualTo(2);
-        assertThat(r.err()).contains("--ops must be at least 1: 0");
+        assertThat(r.err()).contains("'--ops': 0 is not 1 or more");
     }
 }

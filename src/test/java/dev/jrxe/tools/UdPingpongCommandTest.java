@@ -32,12 +32,12 @@ class UdPingpongCommandTest {
     @Test
     void shouldTakeIbvUdPingpongShortAndLongOptions() {
         UdPingpongCommand c = parse("-p", "9999", "-d", "jrxe7", "-i", "1", "-s", "8", "-r", "10", "-n", "5", "-l", "3",
-            "-e", "-g", "0", "-c", "peer");
-        assertThat(List.of(c.port, c.size, c.rxDepth, c.iters, c.sl, c.gidx)).containsExactly(9999, 8, 10, 5, 3, 0);
+            "-e", "-g", "1", "-c", "peer");
+        assertThat(List.of(c.port, c.size, c.rxDepth, c.iters, c.sl, c.gidx)).containsExactly(9999, 8, 10, 5, 3, 1);
         assertThat(c.ibDev).isEqualTo("jrxe7");
         assertThat(c.useEvents && c.validate).isTrue();
         assertThat(c.servername).isEqualTo("peer");
-        UdPingpongCommand l = parse("--port=1", "--ib-dev=x", "--ib-port=1", "--size=1", "--rx-depth=2", "--iters=3",
+        UdPingpongCommand l = parse("--port=1", "--ib-dev=jrxe3", "--ib-port=1", "--size=1", "--rx-depth=2", "--iters=3",
             "--sl=1", "--events", "--gid-idx=1", "--chk");
         assertThat(l.port + l.size + l.rxDepth + l.iters).isEqualTo(1 + 1 + 2 + 3);
         assertThat(l.useEvents && l.validate).isTrue();

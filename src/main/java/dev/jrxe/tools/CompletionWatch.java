@@ -1,0 +1,69 @@
+package dev.jrxe.tools;
+
+import java.io.PrintWriter;
+
+/**
+ * How long a pingpong tool has waited for its next completion, so that it never waits silently:
+ * after {@link #NOTICE_NANOS} it says once that it is still waiting and why that may be; after
+ * its idle timeout it gives up with the likely causes (the peer exited, or it listens on another
+ * UDP port) instead of spinning forever, as the C tools do. A completion starts the wait over.
+ */
+final class CompletionWatch {
+    /** When the tool first says it is waiting: 3 s. */
+    static final long NOTICE_NANOS = 3_000_000_000L;
+    /** Empty polls between two looks at the clock while busy-polling. */
+    private static final int POLLS_PER_LOOK = 256;
+
+    private final PrintWriter err;
+    private final String tool;
+    private final int udpPort;
+    private final long giveUpNanos;
+    private long since;
+    private boolean noticed;
+    private int spins;
+
+    /**
+     * @param idleSeconds seconds without a completion before giving up; 0 waits forever (and
+     *                    still says it is waiting)
+     */
+    CompletionWatch(PrintWriter err, String tool, int udpPort, int idleSeconds) {
+        this.err = err;
+        this.tool = tool;
+        this.udpPort = udpPort;
+        this.giveUpNanos = idleSeconds * 1_000_000_000L;
+        this.since = System.nanoTime();
+    }
+
+    /** A completion arrived: the wait starts over. */
+    void completed() {
+        since = System.nanoTime();
+        noticed = false;
+    }
+
+    /** For a busy-poll loop after an empty poll: false once the tool gives up (the reason printed). */
+    boolean keepPolling() {
+        return ++spins % POLLS_PER_LOOK != 0 || keepWaiting();
+    }
+
+    /** False once the wait passed the idle timeout (after printing why the tool gives up). */
+    boolean keepWaiting() {
+        long waited = System.nanoTime() - since;
+        if (giveUpNanos > 0 && waited >= giveUpNanos) {
+            err.printf("%s: no completion for %d s: giving up (%s)%n", tool, giveUpNanos / 1_000_000_000L, causes());
+            err.flush();
+            return false;
+        }
+        if (!noticed && waited >= NOTICE_NANOS) {
+            noticed = true;
+            err.printf("%s: no completion for %d s, still waiting%s (%s)%n", tool, NOTICE_NANOS / 1_000_000_000L,
+                giveUpNanos > 0 ? "; giving up after " + giveUpNanos / 1_000_000_000L + " s" : "", causes());
+            err.flush();
+        }
+        return true;
+    }
+
+    /** The likely causes of a peer that does not answer, also after RETRY_EXC_ERR. */
+    String causes() {
+        return "the peer may have exited, or its --udp-port is not " + udpPort + " as this side's";
+    }
+}
