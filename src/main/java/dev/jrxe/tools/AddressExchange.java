@@ -83,7 +83,6 @@ final class AddressExchange {
             return null;
         }
         try (s) {
-            s.setSoTimeout(readTimeoutMillis);
             OutputStream o = s.getOutputStream();
             try {
                 o.write(encode(mine));
@@ -92,7 +91,8 @@ final class AddressExchange {
                 err.println("Couldn't send local address");
                 return null;
             }
-            return numbered() ? readNumbered(s.getInputStream(), o) : readOne(s.getInputStream(), o);
+            InputStream in = input(s);
+            return numbered() ? readNumbered(in, o) : readOne(in, o);
         } catch (IOException e) {
             return null; // close failed after the exchange; nothing to add
         }
@@ -193,8 +193,7 @@ final class AddressExchange {
             return null;
         }
         try (s) {
-            s.setSoTimeout(readTimeoutMillis);
-            InputStream in = s.getInputStream();
+            InputStream in = input(s);
             byte[] msg = new byte[PingpongCommand.MSG_SIZE];
             Dest[] rem = new Dest[count];
             for (int i = 0; i < count; i++) {
@@ -220,6 +219,9 @@ final class AddressExchange {
             }
             return rem;
         } catch (IOException e) {
+            if (e instanceof java.net.SocketTimeoutException) {
+                err.printf("%s: %s%n", tool, e.getMessage());
+            }
             err.println(numbered() ? "Couldn't send local address" : "Couldn't send/recv local address");
             return null;
         }
@@ -234,5 +236,52 @@ final class AddressExchange {
         }
         ss.setSoTimeout(0);
         return ss.accept();
+    }
+
+    /**
+     * The socket's input under one deadline for the whole exchange: SO_TIMEOUT counts per read,
+     * so a peer trickling a byte at a time would otherwise hold the tool (and its one accept) for
+     * as long as it likes. Without an idle timeout, the plain input.
+     */
+    private InputStream input(Socket s) throws IOException {
+        InputStream in = s.getInputStream();
+        if (readTimeoutMillis == 0) {
+            return in;
+        }
+        long deadline = System.nanoTime() + readTimeoutMillis * 1_000_000L;
+        return new java.io.FilterInputStream(in) {
+            private java.net.SocketTimeoutException late() {
+                return new java.net.SocketTimeoutException("the peer did not finish the exchange within "
+                    + readTimeoutMillis / 1000 + " s");
+            }
+
+            private void arm() throws IOException {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw late();
+                }
+                s.setSoTimeout((int) left);
+            }
+
+            @Override
+            public int read() throws IOException {
+                arm();
+                try {
+                    return super.read();
+                } catch (java.net.SocketTimeoutException e) {
+                    throw late();
+                }
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                arm();
+                try {
+                    return super.read(b, off, len);
+                } catch (java.net.SocketTimeoutException e) {
+                    throw late();
+                }
+            }
+        };
     }
 }

@@ -6,7 +6,8 @@ import java.io.PrintWriter;
  * How long a pingpong tool has waited for its next completion, so that it never waits silently:
  * after {@link #NOTICE_NANOS} it says once that it is still waiting and why that may be; after
  * its idle timeout it gives up with the likely causes (the peer exited, or it listens on another
- * UDP port) instead of spinning forever, as the C tools do. A completion starts the wait over.
+ * UDP port) instead of spinning forever, as the C tools do. A completion starts the wait over, and
+ * so does a packet the device received (a long message still arriving is progress, not silence).
  */
 final class CompletionWatch {
     /** When the tool first says it is waiting: 3 s. */
@@ -18,19 +19,24 @@ final class CompletionWatch {
     private final String tool;
     private final int udpPort;
     private final long giveUpNanos;
+    private final java.util.function.LongSupplier packets;
+    private long lastPackets;
     private long since;
     private boolean noticed;
     private int spins;
 
     /**
-     * @param idleSeconds seconds without a completion before giving up; 0 waits forever (and
-     *                    still says it is waiting)
+     * @param idleSeconds seconds without a completion or a packet before giving up; 0 waits
+     *                    forever (and still says it is waiting)
+     * @param packets     the packets the device received so far
      */
-    CompletionWatch(PrintWriter err, String tool, int udpPort, int idleSeconds) {
+    CompletionWatch(PrintWriter err, String tool, int udpPort, int idleSeconds, java.util.function.LongSupplier packets) {
         this.err = err;
         this.tool = tool;
         this.udpPort = udpPort;
         this.giveUpNanos = idleSeconds * 1_000_000_000L;
+        this.packets = packets;
+        this.lastPackets = packets.getAsLong();
         this.since = System.nanoTime();
     }
 
@@ -47,15 +53,23 @@ final class CompletionWatch {
 
     /** False once the wait passed the idle timeout (after printing why the tool gives up). */
     boolean keepWaiting() {
+        long received = packets.getAsLong();
+        if (received != lastPackets) {
+            lastPackets = received;
+            completed();
+            return true;
+        }
         long waited = System.nanoTime() - since;
         if (giveUpNanos > 0 && waited >= giveUpNanos) {
-            err.printf("%s: no completion for %d s: giving up (%s)%n", tool, giveUpNanos / 1_000_000_000L, causes());
+            err.printf("%s: no completion and no packet for %d s: giving up (%s)%n", tool,
+                giveUpNanos / 1_000_000_000L, causes());
             err.flush();
             return false;
         }
         if (!noticed && waited >= NOTICE_NANOS) {
             noticed = true;
-            err.printf("%s: no completion for %d s, still waiting%s (%s)%n", tool, NOTICE_NANOS / 1_000_000_000L,
+            err.printf("%s: no completion and no packet for %d s, still waiting%s (%s)%n", tool,
+                NOTICE_NANOS / 1_000_000_000L,
                 giveUpNanos > 0 ? "; giving up after " + giveUpNanos / 1_000_000_000L + " s" : "", causes());
             err.flush();
         }

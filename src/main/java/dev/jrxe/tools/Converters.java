@@ -145,7 +145,7 @@ final class Converters {
         String what = "a size of " + min + (min == 1 ? " byte" : " bytes") + " or more (e.g. 4096, 4K, 1M; at most 2G-1)";
         long n;
         try {
-            n = v.equals("0") ? 0 : RegBenchSizes.parse(v);
+            n = v.matches("0+\\s*[kKmMgG]?(?:[iI]?[bB])?") ? 0 : RegBenchSizes.parse(v);
         } catch (IllegalArgumentException e) {
             throw new TypeConversionException("'" + value + "' is not " + what);
         }
@@ -230,6 +230,13 @@ final class Converters {
                 throw new TypeConversionException("'" + value + "' is not a file name");
             }
             java.nio.file.Path dir = p.toAbsolutePath().getParent();
+            if (java.nio.file.Files.exists(p) && !java.nio.file.Files.isDirectory(p)) {
+                // an existing file (or /dev/null, /dev/stdout) is fine when it can be written
+                if (!java.nio.file.Files.isWritable(p)) {
+                    throw new TypeConversionException("cannot write '" + value + "': not writable");
+                }
+                return p;
+            }
             if (java.nio.file.Files.isDirectory(p)) {
                 throw new TypeConversionException("'" + value + "' is a directory, not a file to write");
             }
@@ -316,6 +323,14 @@ final class Converters {
     static void require(picocli.CommandLine.Model.CommandSpec spec, boolean ok, String why) {
         if (!ok) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), why);
+        }
+    }
+
+    /** Seconds a tool may wait without progress: 0 (forever) .. 86400 (a day). */
+    static final class WaitSeconds implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            return intIn(value, 0, 86400, "a number of seconds (0..86400; 0 waits forever)");
         }
     }
 }

@@ -103,8 +103,9 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 
-    @Option(converter = Converters.NonNegative.class, names = "--idle-timeout", order = 230, paramLabel = "S",
-        defaultValue = "10", description = "give up after S seconds without a completion, naming the likely causes "
+    @Option(converter = Converters.WaitSeconds.class, names = "--idle-timeout", order = 230, paramLabel = "S",
+        defaultValue = "10", description = "give up after S seconds (0..86400) without a completion or a packet, "
+            + "naming the likely causes "
             + "(a peer that exited, a --udp-port that differs); says it is waiting after 3 s; 0 waits forever as "
             + "ibv_*_pingpong (default ${DEFAULT-VALUE})")
     int idleTimeout;
@@ -125,6 +126,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     PrintWriter err;
     private int numCqEvents;
     private CompletionWatch watch;
+    private Device device;
 
     /** One side's address (one QP's) as exchanged over TCP. */
     record Dest(int lid, int qpn, int psn, Gid gid) {
@@ -167,6 +169,8 @@ abstract class PingpongCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
+        watch = null; // a command object run twice starts its waits over
+        numCqEvents = 0;
         optionsAgree();
         try (JfrOption.Session recording = jfr.start(err)) {
             try {
@@ -194,6 +198,7 @@ abstract class PingpongCommand implements Callable<Integer> {
             err.printf("Couldn't get context for %s: %s%n", ibDev, e.getMessage());
             return 1;
         }
+        device = dev;
         try (dev; Arena arena = Arena.ofShared()) {
             return run(dev, arena);
         }
@@ -280,7 +285,9 @@ abstract class PingpongCommand implements Callable<Integer> {
     /** The wait for the next completion of this run (from the first call on). */
     CompletionWatch watch() {
         if (watch == null) {
-            watch = new CompletionWatch(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout);
+            Device d = device;
+            watch = new CompletionWatch(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout,
+                () -> d.counters().get(dev.jrxe.transport.TransportCounters.RCVD_PKTS));
         }
         return watch;
     }
@@ -410,7 +417,11 @@ abstract class PingpongCommand implements Callable<Integer> {
         do {
             ne = cq.poll(wc);
         } while (!useEvents && ne < 1 && watch().keepPolling());
-        return ne < 1 && !useEvents ? -1 : ne;
+        if (ne < 1 && useEvents) {
+            // an event without a completion: still a wait, bounded as any other
+            return watch().keepWaiting() ? 0 : -1;
+        }
+        return ne < 1 ? -1 : ne;
     }
 
     /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */

@@ -19,7 +19,19 @@ final class PingpongExchange {
         void connect(Dest remote) throws IOException;
     }
 
+    /** A peer that connected has this long for each step of the exchange. */
+    static final int STEP_TIMEOUT_MILLIS = 30_000;
+
     private PingpongExchange() {
+    }
+
+    /** The 52 bytes as an address, or an IOException saying they are not one. */
+    private static Dest decode(byte[] msg) throws IOException {
+        Dest rem = Dest.decode(msg);
+        if (rem == null) {
+            throw new IOException("the peer's 52 bytes are not an address message");
+        }
+        return rem;
     }
 
     /** Server side: accepts one client on {@code bind}; {@code listening} runs once it listens. */
@@ -30,9 +42,10 @@ final class PingpongExchange {
             ss.bind(bind);
             listening.run();
             try (Socket s = ss.accept()) {
+                s.setSoTimeout(STEP_TIMEOUT_MILLIS);
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 in.readFully(msg);
-                Dest rem = Dest.decode(msg);
+                Dest rem = decode(msg);
                 toRts.connect(rem);
                 s.getOutputStream().write(me.encode());
                 in.readFully(msg, 0, PingpongCommand.DONE_SIZE);
@@ -62,9 +75,10 @@ final class PingpongExchange {
                 continue;
             }
             try (s) {
+                s.setSoTimeout(STEP_TIMEOUT_MILLIS);
                 s.getOutputStream().write(me.encode());
                 new DataInputStream(s.getInputStream()).readFully(msg);
-                Dest rem = Dest.decode(msg);
+                Dest rem = decode(msg);
                 toRts.connect(rem);
                 s.getOutputStream().write(new byte[] {'d', 'o', 'n', 'e', 0});
                 return rem;

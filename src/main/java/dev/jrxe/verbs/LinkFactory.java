@@ -37,11 +37,16 @@ final class LinkFactory {
         try {
             return Links.open(b.build(), new IcrcSealer());
         } catch (java.net.BindException e) {
-            // EADDRINUSE: another device (or process) has the address and port; else EADDRNOTAVAIL
+            // NativeLink names the errno, ChannelLink carries the JDK's words for it
             String m = String.valueOf(e.getMessage());
-            int errno = m.contains("EADDRNOTAVAIL") || m.contains("assign requested") ? Errno.EADDRNOTAVAIL : Errno.EADDRINUSE;
-            throw new VerbsException(errno, "cannot bind " + c.address.getHostAddress() + ":" + c.udpPort + ": "
-                + (errno == Errno.EADDRINUSE ? "in use" : "not an address of this machine"));
+            String where = "cannot bind " + c.address.getHostAddress() + ":" + c.udpPort + ": ";
+            if (m.contains("EADDRINUSE") || m.contains("already in use")) {
+                throw new VerbsException(Errno.EADDRINUSE, where + "in use");
+            }
+            if (m.contains("EADDRNOTAVAIL") || m.contains("assign requested")) {
+                throw new VerbsException(Errno.EADDRNOTAVAIL, where + "not an address of this machine");
+            }
+            throw new VerbsException(Errno.EIO, where + m);
         } catch (java.nio.file.FileSystemException e) {
             // the capture file, not the socket: say so (a NoSuchFileException's message is the bare path)
             String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName().replace("Exception", "");

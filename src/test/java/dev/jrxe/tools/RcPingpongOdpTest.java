@@ -63,10 +63,11 @@ class RcPingpongOdpTest {
     @Test
     void shouldRefusePrefetchWithoutOnDemandMemory() {
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine();
         cl.setErr(new PrintWriter(err, true));
         cl.setOut(new PrintWriter(new StringWriter(), true));
-        assertThat(cl.execute("rc-pingpong", "-P", "--ip", CLIENT_IP)).isEqualTo(1);
+        // a usage error: one line, exit status 2 (issue 17)
+        assertThat(cl.execute("rc-pingpong", "-P", "--ip", CLIENT_IP)).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("prefetch is valid only with on-demand memory region");
     }
 }

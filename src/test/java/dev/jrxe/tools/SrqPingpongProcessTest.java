@@ -86,7 +86,7 @@ class SrqPingpongProcessTest {
     private static Socket connect(int port) throws IOException, InterruptedException {
         for (int i = 0; ; i++) {
             try {
-                return new Socket("127.0.0.1", port);
+                return new Socket(PingpongHarness.SERVER_IP, port); // the server listens on its --ip only
             } catch (IOException e) {
                 if (i > 100) {
                     throw e;
