@@ -182,10 +182,19 @@ final class AddressExchange {
      * says once after 5 s that it is waiting.
      */
     Dest[] server(String address, int port, List<Dest> mine, Connect connect) {
+        return server(address, port, mine, () -> { }, connect);
+    }
+
+    /**
+     * {@link #server(String, int, List, Connect)}, running {@code whileListening} once the port
+     * listens and before it accepts: a client that connects meanwhile waits in the backlog.
+     */
+    Dest[] server(String address, int port, List<Dest> mine, Runnable whileListening, Connect connect) {
         Socket s;
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
             ss.bind(new InetSocketAddress(java.net.InetAddress.getByName(address), port), 1);
+            whileListening.run();
             ss.setSoTimeout(ACCEPT_NOTICE_MILLIS);
             s = acceptNoticing(ss, address, port);
         } catch (IOException e) {

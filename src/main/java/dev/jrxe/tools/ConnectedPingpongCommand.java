@@ -51,6 +51,11 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
     int mtu;
 
+    @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two QPs "
+        + "of this device exchanging the run's messages until the JIT is quiet, 2.5-5 s, before the exchange with "
+        + "the peer), to see a cold JVM's figures")
+    boolean noWarmup;
+
     // rc_pingpong's extras, off unless RcPingpongCommand's options turn them on
     boolean odp;
     boolean implicitOdp;
@@ -157,8 +162,12 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
         printLocal(me, ',');
         AddressExchange oob = AddressExchange.single(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
+        Runnable warmUp = () -> warmUp(dev, mtuEnum);
+        if (servername != null) {
+            warmUp.run();
+        }
         Dest[] rems = servername != null ? oob.client(servername, port, List.of(me))
-            : oob.server(ip, port, List.of(me), r -> connect(qp, me, r[0], mtuEnum));
+            : oob.server(ip, port, List.of(me), warmUp, r -> connect(qp, me, r[0], mtuEnum));
         if (rems == null) {
             return 1;
         }
@@ -174,7 +183,8 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         swr.sendFlags = SendFlags.SIGNALED | (useInline ? SendFlags.INLINE : 0);
         swr.sge(buf.address(), size, mr.lkey());
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, 1, routs, null,
-            i -> postSendOrBuild(qp, swr), n -> postRecvs(qp, rwr, n), watch());
+            newSend ? i -> postSendOrBuild(qp, swr) : new PingpongCompletions.PostSend(qp, swr),
+            new PingpongCompletions.PostRecvs(qp, rwr), watch());
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
@@ -267,6 +277,13 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             tsLast = true;
         }
         return true;
+    }
+
+    /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
+    private void warmUp(Device dev, int mtuEnum) {
+        if (!noWarmup) {
+            HotPathWarmup.run(dev, qpType(), size, mtuEnum, WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+        }
     }
 
     /** pp_close_ctx: QP, CQ, MR, PD, channel. */

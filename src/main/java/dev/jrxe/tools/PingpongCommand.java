@@ -35,7 +35,9 @@ import picocli.CommandLine.Parameters;
  * a free loopback address and says so, so that {@code rc-pingpong &} then {@code rc-pingpong
  * localhost} runs; the TCP listener binds {@code --ip}, not every address; and no wait is silent or
  * endless: after 3 s without a completion the tool says so, and after {@code --idle-timeout}
- * seconds (10) it gives up naming the likely causes, where the C tools spin forever.
+ * seconds (10) it gives up naming the likely causes, where the C tools spin forever. The connected
+ * tools (rc, uc) warm their hot path up before the exchange ({@link HotPathWarmup}; skipped with
+ * {@code --no-warmup}), so that their measured loop runs compiled code as the C tools' does.
  */
 abstract class PingpongCommand implements Callable<Integer> {
     static final int RECV_WRID = 1;
@@ -45,6 +47,9 @@ abstract class PingpongCommand implements Callable<Integer> {
     /** sizeof "done": four characters and the NUL. */
     static final int DONE_SIZE = 5;
     static final int PAGE_SIZE = 4096;
+    /** The warm-up's round trips at most, and its time at most (it ends sooner once the JIT is quiet). */
+    static final int WARMUP_ROUND_TRIPS = 200_000;
+    static final long WARMUP_BUDGET_NANOS = 5_000_000_000L;
 
     @CommandLine.Mixin
     JfrOption jfr = new JfrOption();

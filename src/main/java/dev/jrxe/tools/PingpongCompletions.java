@@ -23,6 +23,26 @@ final class PingpongCompletions {
         int post(int n);
     }
 
+    /**
+     * The classic post of one QP's send: one class for the tools' loops and their warm-up
+     * ({@link HotPathWarmup}), so that the code compiled during the warm-up is not thrown away
+     * when the measured loop brings a call target the JIT has not seen.
+     */
+    record PostSend(dev.jrxe.verbs.QueuePair qp, dev.jrxe.verbs.SendWr wr) implements Sender {
+        @Override
+        public boolean post(int qpIndex) {
+            return PingpongCommand.postSend(qp, wr);
+        }
+    }
+
+    /** pp_post_recv of one QP, shared as {@link PostSend} is. */
+    record PostRecvs(dev.jrxe.verbs.QueuePair qp, dev.jrxe.verbs.RecvWr wr) implements Receiver {
+        @Override
+        public int post(int n) {
+            return PingpongCommand.postRecvs(qp, wr, n);
+        }
+    }
+
     private final PrintWriter err;
     private final int iters;
     private final int rxDepth;

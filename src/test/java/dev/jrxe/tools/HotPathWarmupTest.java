@@ -1,0 +1,53 @@
+package dev.jrxe.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pingpong tools' untimed warm-up (issue 15): two QPs of the tool's own device ping-pong
+ * through the device's own socket, and leave nothing behind for the run that follows.
+ */
+class HotPathWarmupTest {
+    @Test
+    void shouldPingPongBetweenTwoQpsOfOneDeviceAndLeaveNothingBehind() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            int qpsBefore = dev.liveQps();
+            for (int qpType : new int[] {QpType.RC, QpType.UC}) {
+                HotPathWarmup.Result r = HotPathWarmup.run(dev, qpType, 4096, Mtu.MTU_1024, 300, 30_000_000_000L);
+                // bounded by the round trips asked for, not the time: every one of them completed
+                assertThat(r.roundTrips()).as("QP type %d", qpType).isEqualTo(300);
+                assertThat(dev.liveQps()).isEqualTo(qpsBefore);
+            }
+            // data went through the device's own socket: its counters saw the packets
+            assertThat(dev.link().counters().rxPackets()).isGreaterThanOrEqualTo(2L * 300 * 4);
+        }
+    }
+
+    @Test
+    void shouldStopAtItsTimeBudget() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            // a budget already spent: it stops at its first look at the clock (an idle spell, or
+            // 256 round trips) instead of running 10 million
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, QpType.RC, 8, Mtu.MTU_1024, 10_000_000, 1);
+            assertThat(r.roundTrips()).isLessThanOrEqualTo(256);
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
+    void shouldBeSkippedWithNoWarmup() {
+        RcPingpongCommand c = new RcPingpongCommand();
+        new picocli.CommandLine(c).parseArgs("--no-warmup");
+        assertThat(c.noWarmup).isTrue();
+        RcPingpongCommand d = new RcPingpongCommand();
+        new picocli.CommandLine(d).parseArgs();
+        assertThat(d.noWarmup).as("the warm-up is the default").isFalse();
+    }
+}
