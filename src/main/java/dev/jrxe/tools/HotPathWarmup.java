@@ -73,8 +73,13 @@ final class HotPathWarmup {
                 int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
                 AtomicBoolean stop = new AtomicBoolean();
                 long deadline = start + budgetNanos;
-                Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(
-                    () -> side(b, cqB, bufB, mrB, rb, routsB, size, inline, roundTrips, false, stop, deadline, null));
+                Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
+                    try {
+                        side(b, cqB, bufB, mrB, rb, routsB, size, inline, roundTrips, false, stop, deadline, null);
+                    } catch (RuntimeException e) {
+                        stop.set(true); // a warm-up that fails only ends the warm-up
+                    }
+                });
                 try {
                     side(a, cqA, bufA, mrA, ra, routsA, size, inline, roundTrips, true, stop, deadline, done);
                 } finally {
