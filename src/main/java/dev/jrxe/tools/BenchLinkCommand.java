@@ -21,26 +21,32 @@ public final class BenchLinkCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(converter = Converters.LinkPath.class, names = "--paths", split = ",", paramLabel = "PATH", description = "paths to measure (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.LinkPath.class,
+        names = "--paths", split = ",", paramLabel = "PATH", description = "paths to measure (default ${DEFAULT-VALUE})",
         defaultValue = "RAW,CHANNEL,MMSG,GSO")
     List<String> paths;
 
-    @Option(converter = Converters.DatagramPayload.class, names = "--payload", description = "RoCE payload per packet in bytes; the datagram adds BTH and ICRC "
+    @Option(converter = Converters.DatagramPayload.class,
+        names = "--payload", description = "RoCE payload per packet in bytes; the datagram adds BTH and ICRC "
         + "(default ${DEFAULT-VALUE}: 4112-byte datagrams)", defaultValue = "4096")
     int payload;
 
-    @Option(converter = Converters.PositiveSeconds.class, names = "--seconds", description = "measured seconds per path (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSeconds.class,
+        names = "--seconds", description = "measured seconds per path (default ${DEFAULT-VALUE})",
         defaultValue = "3")
     double seconds;
 
-    @Option(converter = Converters.NonNegative.class, names = "--warmup-ms", description = "warm-up per path (default ${DEFAULT-VALUE})", defaultValue = "500")
+    @Option(converter = Converters.NonNegative.class,
+        names = "--warmup-ms", description = "warm-up per path (default ${DEFAULT-VALUE})", defaultValue = "500")
     int warmupMs;
 
-    @Option(converter = Converters.Batch.class, names = "--batch", description = "datagrams per system call (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Batch.class,
+        names = "--batch", description = "datagrams per system call (default ${DEFAULT-VALUE})",
         defaultValue = "64")
     int batch;
 
-    @Option(converter = Converters.Positive.class, names = "--repeat", description = "rounds over all paths; the median is reported (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = "--repeat", description = "rounds over all paths; the median is reported (default ${DEFAULT-VALUE})",
         defaultValue = "1")
     int repeat;
 

@@ -47,22 +47,26 @@ public final class BenchMkeyCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"}, description = "message size in bytes, a multiple of 16 KiB (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSize.class,
+        names = {"-s", "--size"}, description = "message size in bytes, a multiple of 16 KiB (default ${DEFAULT-VALUE})",
         defaultValue = "65536")
     int size;
 
-    @Option(converter = Converters.Positive.class, names = "--messages", description = "messages per round and target (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = "--messages", description = "messages per round and target (default ${DEFAULT-VALUE})",
         defaultValue = "8000")
     int messages;
 
-    @Option(converter = Converters.Positive.class, names = "--rounds", description = "rounds; medians are reported (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = "--rounds", description = "rounds; medians are reported (default ${DEFAULT-VALUE})",
         defaultValue = "7")
     int rounds;
 
     @Option(names = "--depth", description = "messages in flight (default ${DEFAULT-VALUE})", defaultValue = "16")
     int depth;
 
-    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class,
+        names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 

@@ -38,11 +38,13 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(converter = Converters.Positive.class, names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int iters;
 
-    @Option(converter = Converters.NonNegative.class, names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.NonNegative.class,
+        names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int warmup;
 
@@ -51,7 +53,8 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         defaultValue = "4096,8")
     List<Integer> sizes;
 
-    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, description = "jrxe path MTU (default ${DEFAULT-VALUE}: 4 KiB in one packet, "
+    @Option(converter = Converters.MtuBytes.class,
+        names = {"-m", "--mtu"}, description = "jrxe path MTU (default ${DEFAULT-VALUE}: 4 KiB in one packet, "
         + "like the raw datagram)", defaultValue = "4096")
     int mtu;
 
@@ -64,7 +67,8 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         + "(default ${DEFAULT-VALUE}; 1 waits for every ACK, as ibv_rc_pingpong does)", defaultValue = "64")
     int sendWindow;
 
-    @Option(converter = Converters.Positive.class, names = "--rounds", description = "rounds of all modes, the order of the modes alternating; the "
+    @Option(converter = Converters.Positive.class,
+        names = "--rounds", description = "rounds of all modes, the order of the modes alternating; the "
         + "summary takes the median over rounds of each figure and of the round's ratio (default ${DEFAULT-VALUE})",
         defaultValue = "3")
     int rounds;
@@ -73,17 +77,21 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         defaultValue = "raw,rc")
     List<String> modes;
 
-    @Option(converter = Converters.DeviceAddress.class, names = "--ip-a", description = "initiator address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.2")
+    @Option(converter = Converters.DeviceAddress.class,
+        names = "--ip-a", description = "initiator address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.2")
     String ipA;
 
-    @Option(converter = Converters.DeviceAddress.class, names = "--ip-b", description = "responder address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.3")
+    @Option(converter = Converters.DeviceAddress.class,
+        names = "--ip-b", description = "responder address (default ${DEFAULT-VALUE})", defaultValue = "127.0.0.3")
     String ipB;
 
-    @Option(converter = Converters.PortOrZero.class, names = "--udp-port", description = "UDP port of the jrxe devices (default: a free one)",
+    @Option(converter = Converters.PortOrZero.class,
+        names = "--udp-port", description = "UDP port of the jrxe devices (default: a free one)",
         defaultValue = "0")
     int udpPort;
 
-    @Option(converter = Converters.PortOrZero.class, names = "--raw-port", description = "UDP port of the raw baseline (default: a free one)",
+    @Option(converter = Converters.PortOrZero.class,
+        names = "--raw-port", description = "UDP port of the raw baseline (default: a free one)",
         defaultValue = "0")
     int rawPort;
 
@@ -91,7 +99,8 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         + "e.g. --jvm-opt=-XX:StartFlightRecording=filename=rc.jfr")
     List<String> jvmOpts = new ArrayList<>();
 
-    @Option(converter = Converters.Positive.class, names = "--timeout", description = "seconds each mode may take before its processes are killed "
+    @Option(converter = Converters.Positive.class,
+        names = "--timeout", description = "seconds each mode may take before its processes are killed "
         + "(default ${DEFAULT-VALUE})", defaultValue = "600")
     int timeoutSeconds;
 

@@ -48,7 +48,8 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         description = "size of message to exchange (default ${DEFAULT-VALUE})")
     int size;
 
-    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class,
+        names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
     int mtu;
 
     @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two QPs "

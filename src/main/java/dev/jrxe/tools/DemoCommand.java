@@ -39,26 +39,32 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Two jrxe devices on 127.0.0.2 and 127.0.0.3: RC ping-pong, RDMA WRITE/READ, atomics.")
 public final class DemoCommand implements Callable<Integer> {
-    @Option(converter = Converters.Positive.class, names = {"-n", "--iters"}, description = "ping-pong round trips (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = {"-n", "--iters"}, description = "ping-pong round trips (default ${DEFAULT-VALUE})",
         defaultValue = "1000")
     int iters;
 
-    @Option(converter = Converters.Positive.class, names = {"-s", "--size"}, description = "message size in bytes (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = {"-s", "--size"}, description = "message size in bytes (default ${DEFAULT-VALUE})",
         defaultValue = "4096")
     int size;
 
-    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class,
+        names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 
-    @Option(converter = Converters.OutputFile.class, names = "--pcap", description = "write both devices' packets to FILE-a.pcapng / FILE-b.pcapng")
+    @Option(converter = Converters.OutputFile.class,
+        names = "--pcap", description = "write both devices' packets to FILE-a.pcapng / FILE-b.pcapng")
     Path pcap;
 
-    @Option(converter = Converters.Probability.class, names = "--loss", description = "inject this drop probability (and half as much duplication and "
+    @Option(converter = Converters.Probability.class,
+        names = "--loss", description = "inject this drop probability (and half as much duplication and "
         + "reordering) on both links, e.g. 0.05", defaultValue = "0")
     double loss;
 
-    @Option(converter = Converters.LinkModeName.class, names = "--link-mode", description = "link mode: AUTO, CHANNEL, MMSG or GSO (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.LinkModeName.class,
+        names = "--link-mode", description = "link mode: AUTO, CHANNEL, MMSG or GSO (default ${DEFAULT-VALUE})",
         defaultValue = "AUTO")
     String linkMode;
 

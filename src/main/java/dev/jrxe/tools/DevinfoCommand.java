@@ -55,10 +55,12 @@ public final class DevinfoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
+    @Option(converter = Converters.DeviceName.class,
+        names = {"-d", "--ib-dev"}, description = "device name (default ${DEFAULT-VALUE})", defaultValue = "jrxe0")
     String name;
 
-    @Option(converter = Converters.DeviceAddress.class, names = "--ip", description = "IPv4 address the device binds (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.DeviceAddress.class,
+        names = "--ip", description = "IPv4 address the device binds (default ${DEFAULT-VALUE})",
         defaultValue = "127.0.0.1")
     String ip;
 
@@ -73,7 +75,8 @@ public final class DevinfoCommand implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, description = "print all the attributes of the device")
     boolean verbose;
 
-    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of the device (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class,
+        names = "--udp-port", description = "UDP port of the device (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 

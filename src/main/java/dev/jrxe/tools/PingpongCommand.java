@@ -65,15 +65,18 @@ abstract class PingpongCommand implements Callable<Integer> {
         description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
     int port;
 
-    @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, order = 20, paramLabel = "DEV", defaultValue = "jrxe0",
+    @Option(converter = Converters.DeviceName.class,
+        names = {"-d", "--ib-dev"}, order = 20, paramLabel = "DEV", defaultValue = "jrxe0",
         description = "use device DEV (default ${DEFAULT-VALUE})")
     String ibDev;
 
-    @Option(converter = Converters.IbPort.class, names = {"-i", "--ib-port"}, order = 30, paramLabel = "PORT", defaultValue = "1",
+    @Option(converter = Converters.IbPort.class,
+        names = {"-i", "--ib-port"}, order = 30, paramLabel = "PORT", defaultValue = "1",
         description = "use port PORT of the device (default ${DEFAULT-VALUE})")
     int ibPort;
 
-    @Option(converter = Converters.Positive.class, names = {"-r", "--rx-depth"}, order = 60, paramLabel = "DEP", defaultValue = "500",
+    @Option(converter = Converters.Positive.class,
+        names = {"-r", "--rx-depth"}, order = 60, paramLabel = "DEP", defaultValue = "500",
         description = "number of receives to post at a time (default ${DEFAULT-VALUE})")
     int rxDepth;
 
@@ -88,7 +91,8 @@ abstract class PingpongCommand implements Callable<Integer> {
     @Option(names = {"-e", "--events"}, order = 90, description = "sleep on CQ events (default poll)")
     boolean useEvents;
 
-    @Option(converter = Converters.GidIndex.class, names = {"-g", "--gid-idx"}, order = 100, paramLabel = "IDX", defaultValue = "1",
+    @Option(converter = Converters.GidIndex.class,
+        names = {"-g", "--gid-idx"}, order = 100, paramLabel = "IDX", defaultValue = "1",
         description = "local port gid index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID and a jrxe "
             + "device's only one; unlike the ibv_*_pingpong tools' -1, because RoCE always needs a GID)")
     int gidx;
@@ -115,7 +119,8 @@ abstract class PingpongCommand implements Callable<Integer> {
             + "ibv_*_pingpong (default ${DEFAULT-VALUE})")
     int idleTimeout;
 
-    @Option(converter = Converters.OutputFile.class, names = "--pcap", order = 220, paramLabel = "FILE", description = "write every RoCE packet this "
+    @Option(converter = Converters.OutputFile.class,
+        names = "--pcap", order = 220, paramLabel = "FILE", description = "write every RoCE packet this "
         + "device sends and receives to FILE (pcapng, Wireshark decodes it as RoCEv2)")
     java.nio.file.Path pcap;
 

@@ -52,11 +52,13 @@ public final class RcStreamCommand implements Callable<Integer> {
     @Parameters(arity = "0..1", paramLabel = "SERVER", description = "receiver to send to (sender mode)")
     String server;
 
-    @Option(converter = Converters.DeviceAddress.class, names = "--ip", description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.DeviceAddress.class,
+        names = "--ip", description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE})",
         defaultValue = "127.0.0.1")
     String ip;
 
-    @Option(converter = Converters.Port.class, names = {"-p", "--port"}, description = "TCP port of the exchange (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class,
+        names = {"-p", "--port"}, description = "TCP port of the exchange (default ${DEFAULT-VALUE})",
         defaultValue = "18516")
     int port;
 
@@ -64,15 +66,18 @@ public final class RcStreamCommand implements Callable<Integer> {
         description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
     boolean noGso;
 
-    @Option(converter = Converters.Port.class, names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Port.class,
+        names = "--udp-port", description = "UDP port of both devices (default ${DEFAULT-VALUE})",
         defaultValue = "4791")
     int udpPort;
 
-    @Option(converter = Converters.Positive.class, names = {"-n", "--messages"}, description = "messages in the stream (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = {"-n", "--messages"}, description = "messages in the stream (default ${DEFAULT-VALUE})",
         defaultValue = "100000")
     int messages;
 
-    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"}, description = "message size, 8 .. 65536 (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.PositiveSize.class,
+        names = {"-s", "--size"}, description = "message size, 8 .. 65536 (default ${DEFAULT-VALUE})",
         defaultValue = "1024")
     int size;
 
@@ -80,7 +85,8 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "64")
     int window;
 
-    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, description = "path MTU (default ${DEFAULT-VALUE})", defaultValue = "1024")
+    @Option(converter = Converters.MtuBytes.class,
+        names = {"-m", "--mtu"}, description = "path MTU (default ${DEFAULT-VALUE})", defaultValue = "1024")
     int mtu;
 
     @Option(names = "--timeout", description = "local ACK timeout exponent: 4.096 us x 2^T (default ${DEFAULT-VALUE})",
@@ -91,7 +97,8 @@ public final class RcStreamCommand implements Callable<Integer> {
         defaultValue = "7")
     int retryCnt;
 
-    @Option(converter = Converters.Positive.class, names = "--idle-timeout", description = "receiver: seconds without a message before it gives up "
+    @Option(converter = Converters.Positive.class,
+        names = "--idle-timeout", description = "receiver: seconds without a message before it gives up "
         + "(default ${DEFAULT-VALUE})", defaultValue = "30")
     int idleSeconds;
 

@@ -42,7 +42,8 @@ public final class RegBenchCommand implements Callable<Integer> {
         defaultValue = DEFAULT_SIZES, description = "region sizes (default ${DEFAULT-VALUE})")
     List<Long> sizes;
 
-    @Option(converter = Converters.Positive.class, names = "--runs", defaultValue = "30", description = "timed registrations per kind and size, after one "
+    @Option(converter = Converters.Positive.class,
+        names = "--runs", defaultValue = "30", description = "timed registrations per kind and size, after one "
         + "warm-up (default ${DEFAULT-VALUE})")
     int runs;
 
@@ -53,20 +54,24 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "region kinds: pinned, odp, implicit (default ${DEFAULT-VALUE})")
     List<String> kinds;
 
-    @Option(converter = Converters.NonNegative.class, names = "--jit-warmup", defaultValue = "2000", paramLabel = "N", description = "untimed registrations per "
+    @Option(converter = Converters.NonNegative.class,
+        names = "--jit-warmup", defaultValue = "2000", paramLabel = "N", description = "untimed registrations per "
         + "kind before the plan, so that compiled code is timed (default ${DEFAULT-VALUE})")
     int jitWarmup;
 
-    @Option(converter = Converters.OutputFile.class, names = "--csv", paramLabel = "FILE", description = "write one CSV row per (kind, size) to FILE")
+    @Option(converter = Converters.OutputFile.class,
+        names = "--csv", paramLabel = "FILE", description = "write one CSV row per (kind, size) to FILE")
     Path csv;
 
-    @Option(converter = Converters.OutputFile.class, names = "--svg", paramLabel = "FILE", description = "draw median latency against size to FILE (SVG)")
+    @Option(converter = Converters.OutputFile.class,
+        names = "--svg", paramLabel = "FILE", description = "draw median latency against size to FILE (SVG)")
     Path svg;
 
     @Option(names = "--no-traffic", description = "registration only: skip the first-touch and bandwidth runs")
     boolean noTraffic;
 
-    @Option(converter = Converters.Positive.class, names = "--touch-chunks", defaultValue = "64", paramLabel = "N", description = "cold 2 MiB chunks "
+    @Option(converter = Converters.Positive.class,
+        names = "--touch-chunks", defaultValue = "64", paramLabel = "N", description = "cold 2 MiB chunks "
         + "written once each for the first-touch cost (default ${DEFAULT-VALUE})")
     int touchChunks;
 
@@ -86,7 +91,8 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "target window the WRITEs cycle through, per kind (default ${DEFAULT-VALUE})")
     long bwWindow;
 
-    @Option(converter = Converters.PositiveSeconds.class, names = "--bw-seconds", defaultValue = "0.25", paramLabel = "S",
+    @Option(converter = Converters.PositiveSeconds.class,
+        names = "--bw-seconds", defaultValue = "0.25", paramLabel = "S",
         description = "seconds per bandwidth round and kind (default ${DEFAULT-VALUE})")
     double bwSeconds;
 
@@ -95,7 +101,8 @@ public final class RegBenchCommand implements Callable<Integer> {
             + "reported (default ${DEFAULT-VALUE})")
     int bwRounds;
 
-    @Option(converter = Converters.MtuBytes.class, names = "--mtu", defaultValue = "4096", description = "path MTU of the traffic QP (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class,
+        names = "--mtu", defaultValue = "4096", description = "path MTU of the traffic QP (default ${DEFAULT-VALUE})")
     int mtu;
 
     @Option(converter = Converters.DeviceAddress.class, names = "--ip-a", defaultValue = "127.0.0.2", paramLabel = "IP",
@@ -106,7 +113,8 @@ public final class RegBenchCommand implements Callable<Integer> {
         description = "address of the target device (default ${DEFAULT-VALUE})")
     String ipB;
 
-    @Option(converter = Converters.PortOrZero.class, names = "--udp-port", defaultValue = "0", paramLabel = "PORT", description = "UDP port of both traffic "
+    @Option(converter = Converters.PortOrZero.class,
+        names = "--udp-port", defaultValue = "0", paramLabel = "PORT", description = "UDP port of both traffic "
         + "devices; 0 (default) picks one free on both addresses, so the run never meets a device on 4791")
     int udpPort;
 

@@ -76,10 +76,12 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-I", paramLabel = "addr", description = "client: source address (the device's; as --ip)")
     String source;
 
-    @Option(converter = Converters.Port.class, names = "-p", paramLabel = "port", defaultValue = "7174", description = "rdma_cm port (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.Port.class,
+        names = "-p", paramLabel = "port", defaultValue = "7174", description = "rdma_cm port (default ${DEFAULT-VALUE})")
     int port;
 
-    @Option(converter = Converters.NonNegative.class, names = "-C", paramLabel = "count", defaultValue = "0", description = "ping count, 0 = forever (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.NonNegative.class,
+        names = "-C", paramLabel = "count", defaultValue = "0", description = "ping count, 0 = forever (default ${DEFAULT-VALUE})")
     int count;
 
     @Option(names = "-S", paramLabel = "size", defaultValue = "64", description = "ping data size (default ${DEFAULT-VALUE})")
@@ -97,14 +99,16 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-P", description = "persistent server mode: serve connection after connection")
     boolean persistent;
 
-    @Option(converter = Converters.DeviceAddress.class, names = "--ip", description = "client: IPv4 address of the local jrxe device (default 127.0.0.1)")
+    @Option(converter = Converters.DeviceAddress.class,
+        names = "--ip", description = "client: IPv4 address of the local jrxe device (default 127.0.0.1)")
     String ip;
 
     @Option(names = "--no-gso",
         description = "never send UDP GSO trains: every packet alone, as a capture on lo or veth shows it (docs/CAPTURE.md)")
     boolean noGso;
 
-    @Option(converter = Converters.Port.class, names = "--udp-port", defaultValue = "4791", description = "UDP port of the devices (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.Port.class,
+        names = "--udp-port", defaultValue = "4791", description = "UDP port of the devices (default ${DEFAULT-VALUE})")
     int udpPort;
 
     private PrintWriter out;

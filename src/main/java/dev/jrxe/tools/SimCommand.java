@@ -28,7 +28,8 @@ public final class SimCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", description = "run this one seed")
     Long seed;
 
-    @Option(converter = Converters.Positive.class, names = "--seeds", paramLabel = "K", description = "run K seeds (default ${DEFAULT-VALUE})",
+    @Option(converter = Converters.Positive.class,
+        names = "--seeds", paramLabel = "K", description = "run K seeds (default ${DEFAULT-VALUE})",
         defaultValue = "100")
     int seeds;
 
@@ -40,7 +41,8 @@ public final class SimCommand implements Callable<Integer> {
         + "most 64 KiB (default: up to 3 pairs, 60 operations of at most 1 MiB)")
     boolean quick;
 
-    @Option(converter = Converters.Positive.class, names = "--ops", paramLabel = "N", description = "operations per run (default: 60, --quick 30)")
+    @Option(converter = Converters.Positive.class,
+        names = "--ops", paramLabel = "N", description = "operations per run (default: 60, --quick 30)")
     Integer ops;
 
     @Option(names = "--shrink", description = "shrink the fault schedule of a failing seed and print it")

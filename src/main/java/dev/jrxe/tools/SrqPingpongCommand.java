@@ -55,10 +55,12 @@ public final class SrqPingpongCommand extends PingpongCommand {
         description = "size of message to exchange (default ${DEFAULT-VALUE})")
     int size;
 
-    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
+    @Option(converter = Converters.MtuBytes.class,
+        names = {"-m", "--mtu"}, order = 50, defaultValue = "1024", description = "path MTU (default ${DEFAULT-VALUE})")
     int mtu;
 
-    @Option(converter = Converters.Positive.class, names = {"-q", "--num-qp"}, order = 55, paramLabel = "NUM", defaultValue = "16",
+    @Option(converter = Converters.Positive.class,
+        names = {"-q", "--num-qp"}, order = 55, paramLabel = "NUM", defaultValue = "16",
         description = "number of QPs to use (default ${DEFAULT-VALUE})")
     int numQp;
 
