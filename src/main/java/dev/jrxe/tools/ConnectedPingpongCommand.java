@@ -284,7 +284,9 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     private void warmUp(Device dev, int mtuEnum) {
         if (!noWarmup) {
             try {
-                HotPathWarmup.run(dev, qpType(), size, mtuEnum, WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+                // the per-packet path is what needs compiling: a huge -s would only cost memory and time
+                HotPathWarmup.run(dev, qpType(), Math.min(size, WARMUP_MAX_SIZE), mtuEnum, WARMUP_ROUND_TRIPS,
+                    WARMUP_BUDGET_NANOS);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
             }

@@ -50,6 +50,8 @@ abstract class PingpongCommand implements Callable<Integer> {
     /** The warm-up's round trips at most, and its time at most (it ends sooner once the JIT is quiet). */
     static final int WARMUP_ROUND_TRIPS = 200_000;
     static final long WARMUP_BUDGET_NANOS = 5_000_000_000L;
+    /** The warm-up's messages are the run's size up to this (64 KiB: 16 packets at MTU 4096). */
+    static final int WARMUP_MAX_SIZE = 65536;
 
     @CommandLine.Mixin
     JfrOption jfr = new JfrOption();
