@@ -30,7 +30,8 @@ final class CompletionWatch {
      *                    forever (and still says it is waiting)
      * @param packets     the packets the device received so far
      */
-    CompletionWatch(PrintWriter err, String tool, int udpPort, int idleSeconds, java.util.function.LongSupplier packets) {
+    CompletionWatch(PrintWriter err, String tool, int udpPort, int idleSeconds,
+                    java.util.function.LongSupplier packets) {
         this.err = err;
         this.tool = tool;
         this.udpPort = udpPort;

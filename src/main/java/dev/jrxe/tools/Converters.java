@@ -60,7 +60,8 @@ final class Converters {
                 all = all << 8 | n;
             }
             if (all == 0 || all == 0xFFFFFFFFL || (first >= 224 && first <= 239)) {
-                throw new TypeConversionException(v + " cannot be a device's address (not 0.0.0.0, broadcast or multicast)");
+                throw new TypeConversionException(v
+                    + " cannot be a device's address (not 0.0.0.0, broadcast or multicast)");
             }
             if (!local(v)) {
                 throw new TypeConversionException(v + " is not an address of this machine (127.0.0.0/8 always is)");
@@ -142,7 +143,8 @@ final class Converters {
 
     private static int sizeIn(String value, int min) {
         String v = value.strip();
-        String what = "a size of " + min + (min == 1 ? " byte" : " bytes") + " or more (e.g. 4096, 4K, 1M; at most 2G-1)";
+        String what = "a size of " + min + (min == 1 ? " byte" : " bytes")
+            + " or more (e.g. 4096, 4K, 1M; at most 2G-1)";
         long n;
         try {
             n = v.matches("0+\\s*[kKmMgG]?(?:[iI]?[bB])?") ? 0 : RegBenchSizes.parse(v);
@@ -244,7 +246,8 @@ final class Converters {
                 throw new TypeConversionException("cannot write '" + value + "': directory " + dir + " does not exist");
             }
             if (!java.nio.file.Files.isWritable(dir)) {
-                throw new TypeConversionException("cannot write '" + value + "': directory " + dir + " is not writable");
+                throw new TypeConversionException("cannot write '" + value + "': directory " + dir
+                    + " is not writable");
             }
             return p;
         }

@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * An untimed run of a pingpong tool's hot path before its measured loop (issue 15): two QPs of the
  * tool's own device, connected to each other, play the two sides of the ping-pong — each on a
  * thread of its own, through the tool's own completion handling ({@link PingpongCompletions}), with
- * the run's size (the caller caps it), MTU and inline choice — until the JIT has been quiet for a while. The packets
- * leave and arrive through the same UDP socket the run uses (a device reaches its own address, as
- * rxe loops back), so the code compiled, with the profiles it was compiled for, is the code the
- * measured loop runs. Measured in docs/BENCHMARKS.md; {@code --no-warmup} skips it.
+ * the run's size (the caller caps it), MTU and inline choice — until the JIT has been quiet for a
+ * while. The packets leave and arrive through the same UDP socket the run uses (a device reaches
+ * its own address, as rxe loops back), so the code compiled, with the profiles it was compiled
+ * for, is the code the measured loop runs. Measured in docs/BENCHMARKS.md; {@code --no-warmup} skips it.
  */
 final class HotPathWarmup {
     private static final int RECV_DEPTH = 16;
