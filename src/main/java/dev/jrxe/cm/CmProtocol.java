@@ -59,6 +59,17 @@ final class CmProtocol {
         return Gid.ofIpv4(addr).raw();
     }
 
+    /** The passive id a REQ or SIDR_REQ from {@code src} makes on listener {@code l}. */
+    private static CmId passive(CmId l, int src, CmaHeader h, int remoteCommId, Mad m) {
+        CmId c = CmId.passive(l);
+        c.localPort = l.localPort;
+        c.remoteAddr = src;
+        c.remotePort = h.sourcePort();
+        c.remoteCommId = remoteCommId;
+        c.tid = m.transactionId();
+        return c;
+    }
+
     // ------------------------------------------------------------------ active side
 
     static void sendReq(CmId id, ConnParam p) {
@@ -170,12 +181,7 @@ final class CmProtocol {
             rejectUnknown(a, src, m, RejReason.CONSUMER_DEFINED); // the listen backlog is full
             return true;
         }
-        CmId c = CmId.passive(l);
-        c.localPort = l.localPort;
-        c.remoteAddr = src;
-        c.remotePort = h.sourcePort();
-        c.remoteCommId = remoteComm;
-        c.tid = m.transactionId();
+        CmId c = passive(l, src, h, remoteComm, m);
         c.remoteQpn = m.u24(Req.LOCAL_QPN);
         c.remotePsn = m.u24(Req.STARTING_PSN);
         c.peerResponderResources = m.u8(Req.RESPONDER_RESOURCES);
@@ -409,12 +415,7 @@ final class CmProtocol {
                 l == null ? SidrRep.UNSUPPORTED : SidrRep.REJECT, 0, 0, null);
             return true;
         }
-        CmId c = CmId.passive(l);
-        c.localPort = l.localPort;
-        c.remoteAddr = src;
-        c.remotePort = h.sourcePort();
-        c.remoteCommId = requestId;
-        c.tid = m.transactionId();
+        CmId c = passive(l, src, h, requestId, m);
         c.localCommId = a.newCommId();
         a.byLocalId.put(c.localCommId, c);
         a.byRemote.put(remoteKey(src, requestId), c);

@@ -21,6 +21,8 @@ final class CompletionWatch {
     private final long giveUpNanos;
     private final java.util.function.LongSupplier packets;
     private long lastPackets;
+    private long completions;
+    private long seenCompletions;
     private long since;
     private boolean noticed;
     private int spins;
@@ -41,10 +43,12 @@ final class CompletionWatch {
         this.since = System.nanoTime();
     }
 
-    /** A completion arrived: the wait starts over. */
+    /**
+     * A completion arrived: the wait starts over. Only counted here (the measured loop calls this
+     * for every completion); the clock is read when the tool next looks at its wait.
+     */
     void completed() {
-        since = System.nanoTime();
-        noticed = false;
+        completions++;
     }
 
     /** For a busy-poll loop after an empty poll: false once the tool gives up (the reason printed). */
@@ -55,12 +59,15 @@ final class CompletionWatch {
     /** False once the wait passed the idle timeout (after printing why the tool gives up). */
     boolean keepWaiting() {
         long received = packets.getAsLong();
-        if (received != lastPackets) {
+        long now = System.nanoTime();
+        if (received != lastPackets || completions != seenCompletions) {
             lastPackets = received;
-            completed();
+            seenCompletions = completions;
+            since = now;
+            noticed = false;
             return true;
         }
-        long waited = System.nanoTime() - since;
+        long waited = now - since;
         if (giveUpNanos > 0 && waited >= giveUpNanos) {
             err.printf("%s: no completion and no packet for %d s: giving up (%s)%n", tool,
                 giveUpNanos / 1_000_000_000L, causes());
