@@ -200,4 +200,31 @@ public final class Configuration {
     }
 
     // ---------------------------------------------------------------- verbs / device
+
+    /** SRD: UDP source ports (paths) each SRD QP spreads its packets over (1..16). */
+    public static final String SRD_PATHS_PROP = "jrxe.srd.paths";
+    public static final int SRD_PATHS_DEFAULT = 4;
+
+    public static int srdPaths() {
+        return Math.max(1, Math.min(16, Integer.getInteger(SRD_PATHS_PROP, SRD_PATHS_DEFAULT)));
+    }
+
+    /**
+     * SRD: how long a packet may stay unanswered before its sender gives the peer up and every
+     * request to it still outstanding completes with RETRY_EXC_ERR (docs/SRD.md §5).
+     */
+    public static final String SRD_TIMEOUT_MILLIS_PROP = "jrxe.srd.timeoutMillis";
+    public static final long SRD_TIMEOUT_MILLIS_DEFAULT = 500;
+
+    public static long srdTimeoutMillis() {
+        return Math.max(1, Long.getLong(SRD_TIMEOUT_MILLIS_PROP, SRD_TIMEOUT_MILLIS_DEFAULT));
+    }
+
+    /** SRD: most peer contexts an SRD QP keeps on each side (requester, responder). */
+    public static final String SRD_MAX_PEERS_PROP = "jrxe.srd.maxPeers";
+    public static final int SRD_MAX_PEERS_DEFAULT = 4096;
+
+    public static int srdMaxPeers() {
+        return Math.max(1, Integer.getInteger(SRD_MAX_PEERS_PROP, SRD_MAX_PEERS_DEFAULT));
+    }
 }

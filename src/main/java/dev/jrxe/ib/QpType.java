@@ -19,6 +19,7 @@ public final class QpType {
             case UC -> "UC";
             case UD -> "UD";
             case RAW_PACKET -> "RAW_PACKET";
+            case DRIVER -> "DRIVER";
             default -> "QPT_" + t;
         };
     }

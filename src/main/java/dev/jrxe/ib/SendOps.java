@@ -27,12 +27,16 @@ public final class SendOps {
     /** What a UD QP supports: sends. */
     public static final int UD_SUPPORTED = SEND | SEND_WITH_IMM;
 
+    /** What a jrxe SRD QP ({@link QpType#DRIVER}) supports: sends, writes and reads. */
+    public static final int SRD_SUPPORTED = SEND | SEND_WITH_IMM | RDMA_WRITE | RDMA_WRITE_WITH_IMM | RDMA_READ;
+
     /** The send_ops_flags a QP of {@code qpType} ({@link QpType}) may be created with. */
     public static int supported(int qpType) {
         return switch (qpType) {
             case QpType.RC -> RC_SUPPORTED;
             case QpType.UC -> UC_SUPPORTED;
             case QpType.UD -> UD_SUPPORTED;
+            case QpType.DRIVER -> SRD_SUPPORTED;
             default -> 0;
         };
     }

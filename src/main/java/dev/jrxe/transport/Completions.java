@@ -46,6 +46,41 @@ final class Completions {
         qp.sq.retire();
     }
 
+    /**
+     * Completes a send WQE that need not be the oldest (SRD resolves requests in any order): its
+     * entry is posted now; slots are freed in ring order, each once it and all older ones are done.
+     */
+    static void sendUnordered(Qp qp, SendWqe wqe, int status) {
+        wqe.state = SendWqe.DONE;
+        Cqe e = null;
+        if (status != WcStatus.SUCCESS || wqe.signaled(qp.sqSigAll)) {
+            e = qp.sendCq.claim();
+            if (e == null) {
+                retireDone(qp.sq);
+                if (qp.state != dev.jrxe.ib.QpState.ERR) {
+                    qp.engine.fatal(qp);
+                }
+                return;
+            }
+            e.wrId = wqe.wrId;
+            e.status = status;
+            e.opcode = WcOpcode.forWr(wqe.opcode);
+            e.qpNum = qp.qpn;
+            e.timestamp = qp.engine.now;
+            e.byteLen = status == WcStatus.SUCCESS && wqe.opcode == dev.jrxe.ib.WrOpcode.RDMA_READ ? (int) wqe.length : 0;
+        }
+        retireDone(qp.sq);
+        if (e != null) {
+            qp.sendCq.commit(status != WcStatus.SUCCESS);
+        }
+    }
+
+    private static void retireDone(SendQueue sq) {
+        while (sq.consumer() < sq.producer() && sq.at(sq.consumer()).state == SendWqe.DONE) {
+            sq.retire();
+        }
+    }
+
     /** Completes a receive WQE that the responder has taken off its queue. */
     static void recv(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int invRkey,
                      boolean solicited) {
@@ -61,6 +96,12 @@ final class Completions {
         post(qp, wqe, status, WcOpcode.RECV, byteLen, flags, imm, 0, srcQp, solicited);
     }
 
+    /** Completes an SRD receive WQE: {@code srcQp} from the DETH, no GRH area. */
+    static void recvSrd(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int srcQp,
+                        boolean solicited) {
+        post(qp, wqe, status, opcode, byteLen, flags, imm, 0, srcQp, solicited);
+    }
+
     private static void post(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm,
                              int invRkey, int srcQp, boolean solicited) {
         Cqe e = qp.recvCq.claim();
@@ -70,7 +111,7 @@ final class Completions {
             }
             return;
         }
-        e.wrId = wqe.wrId;
+        e.wrId = wqe == null ? 0 : wqe.wrId; // null: an unsolicited SRD WRITE_WITH_IMM
         e.status = status;
         e.opcode = opcode;
         e.qpNum = qp.qpn;
@@ -102,7 +143,14 @@ final class Completions {
         SendQueue sq = qp.sq;
         while (sq.consumer() < sq.producer()) {
             SendWqe w = sq.at(sq.consumer());
+            if (w.state == SendWqe.DONE) {
+                sq.retire(); // completed out of order (SRD) before the flush
+                continue;
+            }
             send(qp, w, WcStatus.WR_FLUSH_ERR);
+        }
+        if (qp.srd != null) {
+            qp.srd.reset();
         }
         sq.next = sq.consumer();
         qp.rdAtomicInFlight = 0;

@@ -42,6 +42,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final Transport rc;
     private final Transport uc;
     private final Transport ud;
+    private final Transport srd;
     /** IPv4 multicast groups and the UD QPs attached to them. */
     private final MulticastGroups multicast = new MulticastGroups();
     private final RxDecoder decoder;
@@ -104,6 +105,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.rc = new RcTransport(this);
         this.uc = new UcTransport(this);
         this.ud = new UdTransport(this);
+        this.srd = new SrdTransport(this);
         this.decoder = new RxDecoder(link, this);
         this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
@@ -140,6 +142,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             case dev.jrxe.ib.QpType.RC -> rc;
             case dev.jrxe.ib.QpType.UC -> uc;
             case dev.jrxe.ib.QpType.UD -> ud;
+            case dev.jrxe.ib.QpType.DRIVER -> srd; // the one driver QP type: jrxe SRD
             default -> throw new IllegalArgumentException("no transport for QP type " + qpType);
         };
     }
@@ -188,6 +191,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     public void unregister(Qp qp) {
         sendOwedAck(qp);
+        qp.transport.onUnregister(qp);
         holdSourcePort(qp, 0);
         synchronized (tableLock) {
             if (gsi == qp) {

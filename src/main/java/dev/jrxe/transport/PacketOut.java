@@ -48,6 +48,10 @@ final class PacketOut {
         return buf;
     }
 
+    dev.jrxe.wire.Srdeth srdeth() {
+        return writer.srdeth();
+    }
+
     dev.jrxe.wire.Deth deth() {
         return writer.deth();
     }
@@ -92,8 +96,13 @@ final class PacketOut {
 
     /** Pads, queues the datagram to {@code destAddr}:{@code destPort} from the QP's source port, counts it. */
     void commitTo(int destAddr, int destPort) {
+        commitFrom(destAddr, destPort, qp.srcPort);
+    }
+
+    /** Pads, queues the datagram to {@code destAddr}:{@code destPort} from UDP port {@code srcPort}, counts it. */
+    void commitFrom(int destAddr, int destPort, int srcPort) {
         int length = writer.finish(payloadLength);
-        engine.link.commit(length, destAddr, destPort, qp.srcPort);
+        engine.link.commit(length, destAddr, destPort, srcPort);
         committed++;
         engine.counters.inc(TransportCounters.SENT_PKTS);
         engine.counters.add(TransportCounters.SENT_BYTES, length);

@@ -103,6 +103,9 @@ public final class Qp {
     // ---- responder (engine only)
     final ResponderState resp;
 
+    /** SRD's contexts and paths (a {@link dev.jrxe.ib.QpType#DRIVER} QP), else null. */
+    public final SrdState srd;
+
     /** Registered with the engine's list of QPs to serve. */
     boolean active;
 
@@ -133,6 +136,7 @@ public final class Qp {
         this.sqSigAll = sqSigAll;
         this.arena = arena;
         this.resp = new ResponderState();
+        this.srd = type == QpType.DRIVER ? new SrdState(this, sq.slotCount()) : null;
         this.resp.taken = new RecvWqe(Math.max(1, recvQueue() == null ? 1 : recvQueue().maxSge()));
     }
 

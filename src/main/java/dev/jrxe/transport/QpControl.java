@@ -18,7 +18,8 @@ public final class QpControl {
             case QpState.RTR -> {
                 if (old != QpState.RTR) {
                     qp.resp.reset(qp.rqPsn, qp.maxDestRdAtomic);
-                    if (qp.type != dev.jrxe.ib.QpType.UD) { // UD's is per QP, set at creation
+                    if (qp.type != dev.jrxe.ib.QpType.UD && qp.type != dev.jrxe.ib.QpType.DRIVER) {
+                        // UD's and SRD's are per QP, set at creation
                         qp.srcPort = udpSourcePort(qp.qpn, qp.destQpn, qp.flowLabel);
                         qp.engine.holdSourcePort(qp, qp.srcPort);
                     }
@@ -51,7 +52,27 @@ public final class QpControl {
         JfrEvents.qpState(qp, old, newState);
     }
 
+    /**
+     * An SRD QP at creation: datagrams at the port's MTU to the device UDP port of whoever a work
+     * request names, from its paths' source ports (all held on the link from now on).
+     */
+    public static void srdSetup(Qp qp, int mtuBytes, int udpPort, boolean unsolicitedWriteRecv) {
+        SrdState s = qp.srd;
+        qp.pathMtu = mtuBytes;
+        qp.destPort = udpPort;
+        qp.srcPort = s.pathPort(0);
+        qp.rnrRetry = 7; // EFA's default: retry RNR for ever
+        s.unsolicitedWriteRecv = unsolicitedWriteRecv;
+        qp.engine.holdSourcePort(qp, qp.srcPort);
+        for (int p = 1; p < s.paths(); p++) {
+            qp.engine.link.retainSourcePort(s.pathPort(p));
+        }
+    }
+
     private static void reset(Qp qp) {
+        if (qp.srd != null) {
+            qp.srd.reset();
+        }
         qp.sq.reset();
         if (qp.rq != null) {
             qp.rq.reset();

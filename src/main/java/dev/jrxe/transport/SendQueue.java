@@ -96,6 +96,11 @@ public final class SendQueue {
         return (long) CONSUMER.getOpaque(this);
     }
 
+    /** Slots of the ring (the queue index of a WQE modulo this is its slot). */
+    int slotCount() {
+        return slots.length;
+    }
+
     SendWqe at(long index) {
         return slots[(int) (index % slots.length)];
     }

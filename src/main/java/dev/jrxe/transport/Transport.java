@@ -30,6 +30,10 @@ abstract class Transport {
      */
     abstract void onPacket(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId);
 
+    /** The QP leaves the engine: release what the transport holds for it beyond its own source port. */
+    void onUnregister(Qp qp) {
+    }
+
     /** Earliest time this QP has work without a packet arriving, or {@code Long.MAX_VALUE}. */
     long nextDeadline(Qp qp) {
         return Long.MAX_VALUE;

@@ -74,6 +74,24 @@ public final class TransportCounters {
     public static final int UC_MSG_DROPPED = 33;
     /** UD: a datagram dropped because the QP (or its SRQ) had no receive WQE posted. */
     public static final int UD_NO_RECV_WQE = 34;
+    /** SRD: packets sent again (timeout, or an RNR wait that ended). */
+    public static final int SRD_RETRANSMITS = 35;
+    /** SRD: packets whose retransmission timeout expired (a loss as the sender sees it). */
+    public static final int SRD_TIMEOUTS = 36;
+    /** SRD: duplicates the responder recognised (acknowledged or answered again, never delivered twice). */
+    public static final int SRD_DUPLICATES = 37;
+    /** SRD: packets behind a responder window, or of an older epoch: dropped. */
+    public static final int SRD_STALE = 38;
+    /** SRD: packets beyond the responder's window (no correct sender sends them): dropped. */
+    public static final int SRD_OUT_OF_WINDOW = 39;
+    /** SRD: packets from a new peer dropped because every responder context was in use. */
+    public static final int SRD_PEERS_FULL = 40;
+    /** SRD: ACKs, NAKs or READ responses that matched no context, epoch or packet in flight. */
+    public static final int SRD_BAD_RESPONSE = 41;
+    /** SRD: peers given up on (a packet unanswered for the SRD timeout). */
+    public static final int SRD_PEER_TIMEOUTS = 42;
+    /** SRD: ACKs sent. */
+    public static final int SRD_ACKS_SENT = 43;
 
     private static final String[] NAMES = {
         "sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request", "rcvd_rnr_err",
@@ -83,6 +101,8 @@ public final class TransportCounters {
         "transport_errors", "engine_errors", "rkey_invalid", "rkey_wrong_pd", "rkey_no_access",
         "rkey_out_of_range", "rkey_invalid_state", "rkey_fault", "misaligned_atomic", "nak_invalid_request_sent",
         "nak_remote_access_sent", "nak_remote_op_sent", "uc_msg_dropped", "ud_no_recv_wqe",
+        "srd_retransmits", "srd_timeouts", "srd_duplicates", "srd_stale", "srd_out_of_window", "srd_peers_full",
+        "srd_bad_response", "srd_peer_timeouts", "srd_acks_sent",
     };
 
     private final AtomicLongArray values = new AtomicLongArray(NAMES.length);

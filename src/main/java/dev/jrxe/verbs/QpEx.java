@@ -438,7 +438,7 @@ public final class QpEx {
 
     /**
      * {@code ibv_wr_set_ud_addr}: the destination of the current UD request (required before
-     * it is complete). rdma-core offers it on UD QPs only; on any other QP it latches EINVAL, as it
+     * it is complete). rdma-core offers it on UD QPs (and EFA on SRD ones) only; on any other QP it latches EINVAL, as it
      * does for a destroyed address handle or one of another protection domain.
      */
     public void setUdAddr(AddressHandle ah, int remoteQpn, int remoteQkey) {
@@ -446,7 +446,7 @@ public final class QpEx {
         if (w == null) {
             return;
         }
-        if (qp.qpType() != dev.jrxe.ib.QpType.UD) {
+        if (qp.qpType() != dev.jrxe.ib.QpType.UD && qp.qpType() != dev.jrxe.ib.QpType.DRIVER) {
             fail(Errno.EINVAL, "a UD address on a " + dev.jrxe.ib.QpType.name(qp.qpType()) + " QP");
             return;
         }

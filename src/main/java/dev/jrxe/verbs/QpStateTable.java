@@ -37,8 +37,8 @@ final class QpStateTable {
     private static final int SQE = QpState.SQE;
     private static final int ERR = QpState.ERR;
 
-    /** [type index][cur][next] = {valid, required, optional}; type index 0 = UD, 1 = UC, 2 = RC. */
-    private static final int[][][][] TABLE = new int[3][QpState.COUNT][QpState.COUNT][];
+    /** [type index][cur][next] = {valid, required, optional}; type index 0 = UD, 1 = UC, 2 = RC, 3 = SRD. */
+    private static final int[][][][] TABLE = new int[4][QpState.COUNT][QpState.COUNT][];
 
     private QpStateTable() {
     }
@@ -48,7 +48,7 @@ final class QpStateTable {
     }
 
     static {
-        for (int t = 0; t < 3; t++) {
+        for (int t = 0; t < 4; t++) {
             for (int s = 0; s < QpState.COUNT; s++) {
                 put(t, s, RESET, 0, 0);
                 put(t, s, ERR, 0, 0);
@@ -65,6 +65,16 @@ final class QpStateTable {
         put(0, SQD, RTS, 0, CUR_STATE | QKEY);
         put(0, SQD, SQD, 0, PKEY_INDEX | QKEY);
         put(0, SQE, RTS, 0, CUR_STATE | QKEY);
+        // SRD (efa srd_qp_state_table): UD's, with RNR_RETRY optional on RTR -> RTS
+        put(3, RESET, INIT, PKEY_INDEX | PORT | QKEY, 0);
+        put(3, INIT, INIT, 0, PKEY_INDEX | PORT | QKEY);
+        put(3, INIT, RTR, 0, PKEY_INDEX | QKEY);
+        put(3, RTR, RTS, SQ_PSN, CUR_STATE | QKEY | RNR_RETRY);
+        put(3, RTS, RTS, 0, CUR_STATE | QKEY);
+        put(3, RTS, SQD, 0, EN_SQD_ASYNC_NOTIFY);
+        put(3, SQD, RTS, 0, CUR_STATE | QKEY);
+        put(3, SQD, SQD, 0, PKEY_INDEX | QKEY);
+        put(3, SQE, RTS, 0, CUR_STATE | QKEY);
         // UC
         put(1, RESET, INIT, PKEY_INDEX | PORT | ACCESS_FLAGS, 0);
         put(1, INIT, INIT, 0, PKEY_INDEX | PORT | ACCESS_FLAGS);
@@ -94,6 +104,7 @@ final class QpStateTable {
             case QpType.UD -> 0;
             case QpType.UC -> 1;
             case QpType.RC -> 2;
+            case QpType.DRIVER -> 3;
             default -> -1;
         };
     }

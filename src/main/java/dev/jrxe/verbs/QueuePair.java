@@ -54,12 +54,24 @@ public final class QueuePair implements AutoCloseable {
 
     /** {@code gsi}: the device's QP1 (see {@link ProtectionDomain#createGsiQp}). */
     QueuePair(ProtectionDomain pd, QpInitAttr init, boolean gsi) {
+        this(pd, init, gsi, -1);
+    }
+
+    /**
+     * {@code srdFlags} >= 0: a jrxe SRD QP ({@link SrdDv#createQp}) with those flags; the init
+     * attributes' type must be {@link QpType#DRIVER}.
+     */
+    QueuePair(ProtectionDomain pd, QpInitAttr init, boolean gsi, int srdFlags) {
         this.pd = pd;
         this.gsi = gsi;
         this.device = pd.device();
         this.type = init.qpType;
-        if (type != QpType.RC && type != QpType.UC && type != QpType.UD) {
-            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported");
+        if (type != QpType.RC && type != QpType.UC && type != QpType.UD && !(type == QpType.DRIVER && srdFlags >= 0)) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "QP type " + QpType.name(type) + " is not supported"
+                + (type == QpType.DRIVER ? " here (an SRD QP is made by SrdDv.createQp)" : ""));
+        }
+        if (type == QpType.DRIVER && init.srq != null) {
+            throw new VerbsException(Errno.EOPNOTSUPP, "an SRD QP has no shared receive queue (as EFA's)");
         }
         this.srq = init.srq;
         if (srq != null && srq.pd().device() != device) {
@@ -120,6 +132,10 @@ public final class QueuePair implements AutoCloseable {
                 qp.qkey = GSI_QKEY;
             }
             device.engine().holdSourcePort(qp, qp.srcPort);
+        }
+        if (type == QpType.DRIVER) {
+            QpControl.srdSetup(qp, Mtu.bytes(device.activeMtu()), device.udpPort(),
+                (srdFlags & SrdDv.UNSOLICITED_WRITE_RECV) != 0);
         }
         this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
             ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
@@ -390,7 +406,7 @@ public final class QueuePair implements AutoCloseable {
             throw new PostException(Errno.ENOMEM, "send queue full (" + cap.maxSendWr + ")", wr);
         }
         int err = fill(w, wr);
-        if (err == 0 && type == QpType.UD) {
+        if (err == 0 && (type == QpType.UD || type == QpType.DRIVER)) {
             err = udAddress(w, wr.ah, wr.remoteQpn, wr.remoteQkey);
         }
         if (err == 0) {
@@ -523,8 +539,15 @@ public final class QueuePair implements AutoCloseable {
         if (w.numSge < 0 || w.numSge > cap.maxSendSge) {
             return reject(Errno.EINVAL, "num_sge " + w.numSge + " > max_send_sge " + cap.maxSendSge);
         }
-        if (type == QpType.UD && w.udDestAddr == 0) {
+        if ((type == QpType.UD || type == QpType.DRIVER) && w.udDestAddr == 0) {
             return reject(Errno.EINVAL, "a UD request without a destination (ibv_wr_set_ud_addr)");
+        }
+        if (type == QpType.DRIVER && WrOpcode.isSend(op) && w.length > qp.pathMtu) {
+            return reject(Errno.EINVAL, "an SRD message is at most the MTU (" + qp.pathMtu + " bytes)");
+        }
+        if (type == QpType.DRIVER && w.length > SrdDv.MAX_RDMA_SIZE) {
+            return reject(Errno.EINVAL, "an SRD RDMA operation is at most max_rdma_size (" + SrdDv.MAX_RDMA_SIZE
+                + " bytes)");
         }
         if (w.length > Device.MAX_MSG_SZ || w.length < 0) {
             return reject(Errno.EINVAL, "message longer than max_msg_sz");
@@ -581,14 +604,16 @@ public final class QueuePair implements AutoCloseable {
 
     /**
      * The operations of each QP type (rxe's wr_opcode_mask): UD sends only; UC sends, writes and
-     * the local operations (UC has no SEND_WITH_INV opcode on the wire); RC everything.
+     * the local operations (UC has no SEND_WITH_INV opcode on the wire); RC everything; SRD
+     * (DRIVER) sends, writes and reads (EFA's).
      */
     private boolean opcodeAllowed(int op) {
         return switch (op) {
             case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM -> true;
-            case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.LOCAL_INV, WrOpcode.BIND_MW ->
-                type == QpType.RC || type == QpType.UC;
-            case WrOpcode.SEND_WITH_INV, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP,
+            case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM -> type != QpType.UD;
+            case WrOpcode.RDMA_READ -> type == QpType.RC || type == QpType.DRIVER;
+            case WrOpcode.LOCAL_INV, WrOpcode.BIND_MW -> type == QpType.RC || type == QpType.UC;
+            case WrOpcode.SEND_WITH_INV, WrOpcode.ATOMIC_CMP_AND_SWP,
                  WrOpcode.ATOMIC_FETCH_AND_ADD, WrOpcode.FLUSH, WrOpcode.ATOMIC_WRITE, WrOpcode.DRIVER1 ->
                 type == QpType.RC;
             default -> false;

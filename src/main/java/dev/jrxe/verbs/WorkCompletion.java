@@ -23,6 +23,11 @@ public final class WorkCompletion {
     public int sl;
     public int dlidPathBits;
 
+    /** SRD: the completion of a WRITE_WITH_IMM that consumed no receive WQE (efadv_wc_is_unsolicited). */
+    public boolean isUnsolicited() {
+        return (wcFlags & dev.jrxe.ib.WcFlags.UNSOLICITED) != 0;
+    }
+
     public boolean ok() {
         return status == WcStatus.SUCCESS;
     }

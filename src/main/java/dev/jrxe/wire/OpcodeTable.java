@@ -29,8 +29,10 @@ public final class OpcodeTable {
     public static final int HAS_IMMDT = 1 << 6;
     public static final int HAS_IETH = 1 << 7;
     public static final int HAS_FETH = 1 << 8;
+    /** jrxe SRD's extension header (docs/SRD.md), right after the DETH. */
+    public static final int HAS_SRDETH = 1 << 29;
     /** Every header-presence bit. */
-    public static final int HEADER_MASK = (1 << 9) - 1;
+    public static final int HEADER_MASK = ((1 << 9) - 1) | HAS_SRDETH;
 
     /** The packet may carry payload bytes after its headers. */
     public static final int HAS_PAYLOAD = 1 << 9;
@@ -70,6 +72,8 @@ public final class OpcodeTable {
     public static final int TYPE_UC = 1 << 26;
     public static final int TYPE_UD = 1 << 27;
     public static final int TYPE_CNP = 1 << 28;
+    /** jrxe's SRD (manufacturer opcodes 0xC0..0xC7). */
+    public static final int TYPE_SRD = 1 << 30;
 
     // ---------------------------------------------------------------- sizes
     public static final int BTH_LENGTH = 12;
@@ -82,6 +86,9 @@ public final class OpcodeTable {
     public static final int ATMACK_LENGTH = 8;
     public static final int IMMDT_LENGTH = 4;
     public static final int IETH_LENGTH = 4;
+    public static final int SRDETH_LENGTH = 16;
+    /** The bitmap an SRD ACK carries as its payload. */
+    public static final int SRD_SACK_LENGTH = 16;
     /** Reserved bytes after a CNP's BTH. */
     public static final int CNP_RESERVED_LENGTH = 16;
     public static final int ICRC_LENGTH = 4;
@@ -90,12 +97,12 @@ public final class OpcodeTable {
 
     /** Header bits in wire order, with their lengths. */
     private static final int[] ORDER = {
-        HAS_RDETH, HAS_DETH, HAS_FETH, HAS_RETH, HAS_ATMETH, HAS_AETH, HAS_ATMACK, HAS_IMMDT, HAS_IETH};
+        HAS_RDETH, HAS_DETH, HAS_SRDETH, HAS_FETH, HAS_RETH, HAS_ATMETH, HAS_AETH, HAS_ATMACK, HAS_IMMDT, HAS_IETH};
     private static final int[] ORDER_LENGTH = {
-        RDETH_LENGTH, DETH_LENGTH, FETH_LENGTH, RETH_LENGTH, ATMETH_LENGTH, AETH_LENGTH, ATMACK_LENGTH,
+        RDETH_LENGTH, DETH_LENGTH, SRDETH_LENGTH, FETH_LENGTH, RETH_LENGTH, ATMETH_LENGTH, AETH_LENGTH, ATMACK_LENGTH,
         IMMDT_LENGTH, IETH_LENGTH};
 
-    private static final int SLOTS = 16; // per-opcode stride of OFFSETS, indexed by header bit number
+    private static final int SLOTS = 32; // per-opcode stride of OFFSETS, indexed by header bit number
     private static final int[] FLAGS = new int[256];
     private static final int[] HEADER_LENGTH = new int[256];
     private static final int[] OFFSETS = new int[256 * SLOTS];
@@ -154,6 +161,18 @@ public final class OpcodeTable {
 
         def(CNP, TYPE_CNP);
         HEADER_LENGTH[CNP] += CNP_RESERVED_LENGTH;
+
+        int srd = TYPE_SRD | HAS_DETH | HAS_SRDETH;
+        def(SRD_SEND, srd | REQUEST | SEND | ONLY | HAS_PAYLOAD | CONSUMES_RECV_WQE | COMPLETES);
+        def(SRD_SEND_WITH_IMM, srd | REQUEST | SEND | ONLY | HAS_PAYLOAD | CONSUMES_RECV_WQE | COMPLETES | HAS_IMMDT
+            | IMMEDIATE);
+        def(SRD_WRITE, srd | REQUEST | WRITE | HAS_RETH | HAS_PAYLOAD);
+        def(SRD_WRITE_WITH_IMM, srd | REQUEST | WRITE | LAST | HAS_RETH | HAS_PAYLOAD | CONSUMES_RECV_WQE | COMPLETES
+            | HAS_IMMDT | IMMEDIATE);
+        def(SRD_READ_REQUEST, srd | REQUEST | READ | HAS_RETH);
+        def(SRD_READ_RESPONSE, srd | RESPONSE | HAS_PAYLOAD);
+        def(SRD_ACK, srd | RESPONSE | HAS_PAYLOAD);
+        def(SRD_NAK, srd | RESPONSE | HAS_AETH);
     }
 
     private static void def(int opcode, int flags) {
@@ -178,7 +197,7 @@ public final class OpcodeTable {
         return (FLAGS[opcode & 0xFF] & flag) == flag;
     }
 
-    /** Whether the opcode is one jrxe decodes (RC, UC, UD, CNP as listed in {@link Opcodes}). */
+    /** Whether the opcode is one jrxe decodes (RC, UC, UD, CNP and SRD as listed in {@link Opcodes}). */
     public static boolean isKnown(int opcode) {
         return FLAGS[opcode & 0xFF] != 0;
     }

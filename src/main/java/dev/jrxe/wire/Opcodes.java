@@ -6,8 +6,8 @@ package dev.jrxe.wire;
  *
  * <p>The top three bits of an opcode give the transport (0 = RC, 1 = UC, 2 = RD, 3 = UD,
  * 4 = CNP), the low five bits the operation. RD is not implemented. The manufacturer-specific
- * range {@code 0xC0..0xFF} ({@link #SRD_RESERVED_FIRST} .. {@link #SRD_RESERVED_LAST}) is
- * reserved for jrxe's future SRD transport; until then those opcodes are unknown to the
+ * range {@code 0xC0..0xFF} ({@link #SRD_RESERVED_FIRST} .. {@link #SRD_RESERVED_LAST}) holds
+ * jrxe's SRD transport at {@code 0xC0..0xC7} (docs/SRD.md); the rest of it is unknown to the
  * {@link OpcodeTable} and dropped on receipt.
  *
  * <p>{@link #name(int)} returns the names Wireshark shows ("RC Send First"), so logs and
@@ -67,10 +67,26 @@ public final class Opcodes {
     /** RoCEv2 Congestion Notification Packet (annex A17): BTH, 16 reserved bytes, ICRC. */
     public static final int CNP = 0x81;
 
-    // ---------------------------------------------------------------- reserved for jrxe
-    /** First opcode of the manufacturer range, reserved for jrxe SRD (currently unknown). */
+    // ---------------------------------------------------------------- jrxe SRD (0xC0..0xC7, docs/SRD.md)
+    /** SRD message of at most one MTU: BTH, DETH, SRDETH, payload. */
+    public static final int SRD_SEND = 0xC0;
+    /** SRD message with immediate data: BTH, DETH, SRDETH, ImmDt, payload. */
+    public static final int SRD_SEND_WITH_IMM = 0xC1;
+    /** One self-describing chunk of an RDMA WRITE: BTH, DETH, SRDETH, RETH, payload. */
+    public static final int SRD_WRITE = 0xC2;
+    /** Last chunk of an RDMA WRITE with immediate: BTH, DETH, SRDETH, RETH, ImmDt, payload. */
+    public static final int SRD_WRITE_WITH_IMM = 0xC3;
+    /** Request for one chunk of an RDMA READ: BTH, DETH, SRDETH, RETH. */
+    public static final int SRD_READ_REQUEST = 0xC4;
+    /** Answer to one READ request: BTH, DETH, SRDETH, payload. */
+    public static final int SRD_READ_RESPONSE = 0xC5;
+    /** Selective acknowledgement: BTH, DETH, SRDETH, 16-byte SACK bitmap. */
+    public static final int SRD_ACK = 0xC6;
+    /** Negative acknowledgement of one PSN: BTH, DETH, SRDETH, AETH. */
+    public static final int SRD_NAK = 0xC7;
+    /** First opcode of the manufacturer range (transport bits 110), where SRD's opcodes live. */
     public static final int SRD_RESERVED_FIRST = 0xC0;
-    /** Last opcode of the manufacturer range, reserved for jrxe SRD (currently unknown). */
+    /** Last opcode of the manufacturer range; 0xC8 .. 0xFF are unknown. */
     public static final int SRD_RESERVED_LAST = 0xFF;
 
     // ---------------------------------------------------------------- transport prefixes
@@ -79,6 +95,8 @@ public final class Opcodes {
     public static final int TRANSPORT_RD = 2;
     public static final int TRANSPORT_UD = 3;
     public static final int TRANSPORT_CNP = 4;
+    /** The manufacturer-specific prefix (110), where jrxe's SRD opcodes are. */
+    public static final int TRANSPORT_SRD = 6;
 
     /** The transport prefix (top three bits) of an opcode: {@code TRANSPORT_*}. */
     public static int transport(int opcode) {
@@ -128,6 +146,14 @@ public final class Opcodes {
         name(UD_SEND_ONLY, "UD Send Only");
         name(UD_SEND_ONLY_WITH_IMMEDIATE, "UD Send Only Immediate");
         name(CNP, "CNP");
+        name(SRD_SEND, "SRD Send");
+        name(SRD_SEND_WITH_IMM, "SRD Send Immediate");
+        name(SRD_WRITE, "SRD RDMA Write");
+        name(SRD_WRITE_WITH_IMM, "SRD RDMA Write Immediate");
+        name(SRD_READ_REQUEST, "SRD RDMA Read Request");
+        name(SRD_READ_RESPONSE, "SRD RDMA Read Response");
+        name(SRD_ACK, "SRD Acknowledge");
+        name(SRD_NAK, "SRD Negative Acknowledge");
         for (int op = 0; op < NAMES.length; op++) {
             if (NAMES[op] == null) {
                 NAMES[op] = String.format("Unknown OpCode 0x%02X", op);

@@ -15,6 +15,7 @@ public abstract sealed class RoceHeaders permits RocePacket, PacketWriter {
     final Bth bth = new Bth();
     private final Rdeth rdeth = new Rdeth();
     private final Deth deth = new Deth();
+    private final Srdeth srdeth = new Srdeth();
     private final Reth reth = new Reth();
     private final AtomicEth atomicEth = new AtomicEth();
     private final Aeth aeth = new Aeth();
@@ -70,6 +71,11 @@ public abstract sealed class RoceHeaders permits RocePacket, PacketWriter {
 
     public Deth deth() {
         return deth.wrap(segment, at(OpcodeTable.HAS_DETH));
+    }
+
+    /** jrxe SRD's extension header (SRD opcodes only). */
+    public Srdeth srdeth() {
+        return srdeth.wrap(segment, at(OpcodeTable.HAS_SRDETH));
     }
 
     public Reth reth() {

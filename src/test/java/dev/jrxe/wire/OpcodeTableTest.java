@@ -110,12 +110,13 @@ class OpcodeTableTest {
         for (int op = 0; op < 256; op++) {
             if (isKnown(op)) {
                 known++;
-                int type = flags(op) & (TYPE_RC | TYPE_UC | TYPE_UD | TYPE_CNP);
+                int type = flags(op) & (TYPE_RC | TYPE_UC | TYPE_UD | TYPE_CNP | TYPE_SRD);
                 int expected = switch (Opcodes.transport(op)) {
                     case Opcodes.TRANSPORT_RC -> TYPE_RC;
                     case Opcodes.TRANSPORT_UC -> TYPE_UC;
                     case Opcodes.TRANSPORT_UD -> TYPE_UD;
                     case Opcodes.TRANSPORT_CNP -> TYPE_CNP;
+                    case Opcodes.TRANSPORT_SRD -> TYPE_SRD;
                     default -> -1;
                 };
                 assertThat(type).as(Opcodes.name(op)).isEqualTo(expected);
@@ -126,11 +127,11 @@ class OpcodeTableTest {
                 assertThat(Opcodes.name(op)).isEqualTo(String.format("Unknown OpCode 0x%02X", op));
             }
         }
-        assertThat(known).isEqualTo(25 + 12 + 2 + 1);
+        assertThat(known).isEqualTo(25 + 12 + 2 + 1 + 8);
         assertThat(isKnown(0x15)).as("reserved RC opcode").isFalse();
         assertThat(isKnown(0x40)).as("RD is not implemented").isFalse();
         for (int op = Opcodes.SRD_RESERVED_FIRST; op <= Opcodes.SRD_RESERVED_LAST; op++) {
-            assertThat(isKnown(op)).as("reserved for SRD: 0x%02X", op).isFalse();
+            assertThat(isKnown(op)).as("0x%02X", op).isEqualTo(op <= Opcodes.SRD_NAK);
         }
     }
 

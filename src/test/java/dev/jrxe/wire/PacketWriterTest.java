@@ -111,7 +111,7 @@ class PacketWriterTest {
         MemorySegment buf = MemorySegment.ofArray(new byte[64]);
         PacketWriter w = new PacketWriter();
         assertThatThrownBy(() -> w.begin(buf, 0, 0x15)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> w.begin(buf, 0, Opcodes.SRD_RESERVED_FIRST)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> w.begin(buf, 0, Opcodes.SRD_NAK + 1)).isInstanceOf(IllegalArgumentException.class);
         w.begin(buf, 0, Opcodes.RC_RDMA_READ_REQUEST);
         assertThatThrownBy(() -> w.finish(1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> w.finish(-1)).isInstanceOf(IllegalArgumentException.class);
