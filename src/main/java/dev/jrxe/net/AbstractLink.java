@@ -48,6 +48,11 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     private int held;
 
     private final FaultInjector txFaults;
+    /** Per-source-port drop probabilities ({@link #dropFromSourcePort}); pathFaults == 0: none. */
+    private final int[] pathFaultPort = new int[8];
+    private final double[] pathFaultDrop = new double[8];
+    private int pathFaults;
+    private final java.util.SplittableRandom pathFaultRandom = new java.util.SplittableRandom(0x5EED);
     private final FaultInjector rxFaults;
     private final RxDelayLine rxDelay;
     private final PcapWriter pcap;
@@ -167,6 +172,11 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         txDstAddr[s] = dstAddr;
         txDstPort[s] = dstPort;
         txSrcPort[s] = srcPort == 0 ? localPort : srcPort;
+        if (pathFaults > 0 && pathFaultDrops(txSrcPort[s])) {
+            counters.drop(DropReason.INJECTED);
+            release(s);
+            return;
+        }
         if (txFaults == null) {
             queue[queued++] = s;
         } else {
@@ -212,6 +222,43 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     }
 
     // ------------------------------------------------------------------ send faults
+
+    @Override
+    public final void dropFromSourcePort(int port, double probability) {
+        if (!(probability >= 0 && probability <= 1)) {
+            throw new IllegalArgumentException("drop probability must be in [0, 1]: " + probability);
+        }
+        for (int i = 0; i < pathFaults; i++) {
+            if (pathFaultPort[i] == port) {
+                if (probability == 0) {
+                    pathFaults--;
+                    pathFaultPort[i] = pathFaultPort[pathFaults];
+                    pathFaultDrop[i] = pathFaultDrop[pathFaults];
+                } else {
+                    pathFaultDrop[i] = probability;
+                }
+                return;
+            }
+        }
+        if (probability == 0) {
+            return;
+        }
+        if (pathFaults == pathFaultPort.length) {
+            throw new IllegalStateException("at most " + pathFaultPort.length + " faulty source ports");
+        }
+        pathFaultPort[pathFaults] = port;
+        pathFaultDrop[pathFaults] = probability;
+        pathFaults++;
+    }
+
+    private boolean pathFaultDrops(int port) {
+        for (int i = 0; i < pathFaults; i++) {
+            if (pathFaultPort[i] == port) {
+                return pathFaultRandom.nextDouble() < pathFaultDrop[i];
+            }
+        }
+        return false;
+    }
 
     private void commitWithFaults(int s) {
         int f = txFaults.decide();

@@ -74,6 +74,17 @@ public interface Link extends AutoCloseable {
     default void releaseSourcePort(int port) {
     }
 
+    /**
+     * Fault injection keyed on one path: from now on each datagram this link sends from UDP
+     * source port {@code port} is dropped with {@code probability} (0 removes the fault), counted
+     * as {@link DropReason#INJECTED}; what an overloaded or broken ECMP path does. At most 8 ports
+     * at once. Call between duty cycles (holding the engine, or before traffic). Links that
+     * cannot: UnsupportedOperationException.
+     */
+    default void dropFromSourcePort(int port, double probability) {
+        throw new UnsupportedOperationException("this link has no per-path faults");
+    }
+
     /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
     void wakeup();
 
