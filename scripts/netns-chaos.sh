@@ -15,7 +15,7 @@
 # Usage: scripts/netns-chaos.sh [-n MESSAGES] [-s SIZE] [--loss PERMILLE] [--dup PERMILLE]
 #                               [--reorder PERMILLE] [--corrupt PERMILLE] [--clean-only]
 # Defaults: 1,000,000 messages of 1024 bytes, loss 50 (5 %), duplicate 10, reorder 10, corrupt 2.
-# Environment: JRXE_CMD (how to start jrxe, as in netns-odp-pingpong.sh), JRXE_CHAOS_TIMEOUT
+# Environment: JRXE_CMD (how to start jrxe, as in netns-pingpong.sh), JRXE_CHAOS_TIMEOUT
 # (seconds per run, default 1800).
 set -euo pipefail
 

@@ -6,7 +6,7 @@
 # iproute2.
 #
 # Usage: scripts/netns-rping.sh [extra client options, e.g. -C 200]
-# Environment: JRXE_CMD and JRXE_NETNS_TIMEOUT as for netns-odp-pingpong.sh.
+# Environment: JRXE_CMD and JRXE_NETNS_TIMEOUT as for netns-pingpong.sh.
 # Exit status: 0 when both sides exited 0 after their disconnect events, non-zero otherwise.
 set -euo pipefail
 

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         RcPingpongCommand.class,
         UcPingpongCommand.class,
         UdPingpongCommand.class,
+        SrdPingpongCommand.class,
         SrqPingpongCommand.class,
         RegBenchCommand.class,
         BenchCommand.class,

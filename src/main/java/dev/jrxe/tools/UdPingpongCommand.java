@@ -44,7 +44,7 @@ import picocli.CommandLine.Option;
 @Command(name = "ud-pingpong", sortOptions = false,
     description = {"UD SEND ping-pong like ibv_ud_pingpong.",
         "Without SERVER it starts a server and waits for a connection; with SERVER it connects to it."})
-public final class UdPingpongCommand extends PingpongCommand {
+public class UdPingpongCommand extends PingpongCommand {
     /** The Q_Key both sides use, and the one every send names. */
     static final int QKEY = 0x11111111;
     /** The GRH area the device fills at the start of every UD receive buffer. */
@@ -59,9 +59,20 @@ public final class UdPingpongCommand extends PingpongCommand {
 
     private AddressHandle ah;
 
+    /** Bytes in front of the payload of every receive buffer (UD's GRH area). */
+    int grhSize() {
+        return GRH_SIZE;
+    }
+
+    /** The datagram QP the tool uses. */
+    QueuePair createQp(ProtectionDomain pd, CompletionQueue cq, QpCap cap) {
+        return pd.createQp(new QpInitAttr(QpType.UD, cq, cq, cap));
+    }
+
     @Override
     int run(Device dev, Arena arena) throws InterruptedException {
-        MemorySegment buf = arena.allocate(size + GRH_SIZE, PAGE_SIZE);
+        final int grh = grhSize();
+        MemorySegment buf = arena.allocate(size + grh, PAGE_SIZE);
         buf.fill((byte) 0x7b);
         int portMtu;
         try {
@@ -92,7 +103,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         }
         QueuePair qp;
         try {
-            qp = pd.createQp(new QpInitAttr(QpType.UD, cq, cq, new QpCap(1, rxDepth, 1, 1, 0)));
+            qp = createQp(pd, cq, new QpCap(1, rxDepth, 1, 1, 0));
         } catch (VerbsException e) {
             err.println("Couldn't create QP");
             return 1;
@@ -104,7 +115,7 @@ public final class UdPingpongCommand extends PingpongCommand {
 
         RecvWr rwr = new RecvWr(1);
         rwr.wrId = RECV_WRID;
-        rwr.sge(buf.address(), size + GRH_SIZE, mr.lkey());
+        rwr.sge(buf.address(), size + grh, mr.lkey());
         int routs = postRecvs(qp, rwr, rxDepth);
         if (routs < rxDepth) {
             err.printf("Couldn't post receive (%d)%n", routs);
@@ -139,7 +150,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         swr.wrId = SEND_WRID;
         swr.opcode = WrOpcode.SEND;
         swr.sendFlags = SendFlags.SIGNALED | (useInline ? SendFlags.INLINE : 0);
-        swr.sge(buf.address() + GRH_SIZE, size, mr.lkey());
+        swr.sge(buf.address() + grh, size, mr.lkey());
         swr.ah = ah;
         swr.remoteQpn = rem.qpn();
         swr.remoteQkey = QKEY;
@@ -148,7 +159,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
-                markPages(buf, GRH_SIZE, size);
+                markPages(buf, grh, size);
             }
             if (!postSend(qp, swr)) {
                 err.println("Couldn't post send");
@@ -166,7 +177,7 @@ public final class UdPingpongCommand extends PingpongCommand {
         }
         printResults(size, System.nanoTime() - start);
         if (servername == null && validate) {
-            checkPages(buf, GRH_SIZE, size); // the payload of the last receive follows its GRH area
+            checkPages(buf, grh, size); // the payload of the last receive follows its GRH area
         }
         ackCqEvents(cq);
         return close(qp, cq, mr, pd, channel);

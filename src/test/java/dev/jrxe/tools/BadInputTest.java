@@ -82,6 +82,11 @@ class BadInputTest {
     }
 
     @Test
+    void shouldRefuseBadSrdPingpongInput() {
+        assertRefused(plus(pingpongCommon("srd-pingpong"), bad("'--size'", "srd-pingpong", "-s", "-5")));
+    }
+
+    @Test
     void shouldRefuseBadSrqPingpongInput() {
         assertRefused(plus(pingpongCommon("srq-pingpong"), bad("'--num-qp'", "srq-pingpong", "-q", "0"),
             bad("'--size'", "srq-pingpong", "-s", "0"), bad("'--mtu'", "srq-pingpong", "-m", "3000")));
