@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 
 /** {@code jrxe bench ...}: benchmarks that report ratios against a baseline measured in the same run. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks.",
-    subcommands = {BenchLinkCommand.class, BenchPingpongCommand.class, BenchMkeyCommand.class,
+    subcommands = {BenchLinkCommand.class, BenchPingpongCommand.class, BenchMkeyCommand.class, BenchSrdCommand.class,
         CommandLine.HelpCommand.class})
 public final class BenchCommand implements Runnable {
     @CommandLine.Spec
