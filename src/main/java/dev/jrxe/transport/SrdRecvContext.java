@@ -61,4 +61,9 @@ final class SrdRecvContext {
         }
         base = newBase;
     }
+
+    /** Heap bytes of this context: its object and status array. */
+    long footprint() {
+        return SrdState.object(10 * 8) + SrdState.array(status.length, 1);
+    }
 }

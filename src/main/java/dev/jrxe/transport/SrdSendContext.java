@@ -212,4 +212,10 @@ final class SrdSendContext {
     double currentPenalty(int p, long now) {
         return penalty(p, now);
     }
+
+    /** Heap bytes of this context: its object and arrays (16-byte headers, 8-byte alignment). */
+    long footprint() {
+        return SrdState.object(12 * 8) + SrdState.array(wqe.length, 8) * 4 + SrdState.array(W, 4)
+            + SrdState.array(W, 1) * 5 + SrdState.array(paths, 8) * 4 + SrdState.array(paths, 8);
+    }
 }

@@ -101,6 +101,32 @@ public final class SrdState {
         return receivers.size();
     }
 
+    static long array(int n, int elementBytes) {
+        return (16 + (long) n * elementBytes + 7) & ~7L;
+    }
+
+    static long object(int fieldBytes) {
+        return (12 + (long) fieldBytes + 7) & ~7L;
+    }
+
+    /**
+     * Heap bytes the QP's peer contexts take now, {requester, responder}: each context's object
+     * and arrays, summed from the live objects (for tests and docs/BENCHMARKS.md; racy).
+     */
+    public long[] contextBytes() {
+        long send = array(senders.capacity(), 8) + array(senders.capacity(), 4);
+        for (int i = 0; i < senders.capacity(); i++) {
+            SrdSendContext c = senders.at(i);
+            send += c == null ? 0 : c.footprint();
+        }
+        long recv = array(receivers.capacity(), 8) + array(receivers.capacity(), 4);
+        for (int i = 0; i < receivers.capacity(); i++) {
+            SrdRecvContext c = receivers.at(i);
+            recv += c == null ? 0 : c.footprint();
+        }
+        return new long[] {send, recv};
+    }
+
     static void bump(java.util.concurrent.atomic.AtomicLongArray a, int i) {
         a.setOpaque(i, a.getPlain(i) + 1);
     }

@@ -87,6 +87,18 @@ public final class SrdDv {
         return out;
     }
 
+    /**
+     * Heap bytes of the QP's peer contexts now, {requester, responder}: the context objects and
+     * arrays and the tables that find them.
+     */
+    public static long[] contextBytes(QueuePair qp) {
+        SrdState s = qp.qp().srd;
+        if (s == null) {
+            throw VerbsException.einval("not an SRD QP");
+        }
+        return s.contextBytes();
+    }
+
     /** Requester and responder peer contexts the QP holds now: {requester, responder}. */
     public static int[] contexts(QueuePair qp) {
         SrdState s = qp.qp().srd;

@@ -111,6 +111,48 @@ class HotPathAllocationTest {
     }
 
     @Test
+    void shouldSendWriteAndReadOverSrdWithoutAllocating() {
+        try (RcFixture f = new RcFixture(1 << 16);
+             QueuePair sa = SrdDv.createQp(f.pda, new QpInitAttr(dev.jrxe.ib.QpType.DRIVER, f.cqa, f.cqa,
+                 new QpCap(16, 16, 1, 1, 0)), 0);
+             QueuePair sb = SrdDv.createQp(f.pdb, new QpInitAttr(dev.jrxe.ib.QpType.DRIVER, f.cqb, f.cqb,
+                 new QpCap(16, 16, 1, 1, 0)), 0);
+             AddressHandle ah = f.pda.createAh(new AhAttr(f.b.queryGid(1, 1), 1))) {
+            UdSetup.toRts(sa, 5, 0);
+            UdSetup.toRts(sb, 5, 0);
+            SendWr send = new SendWr(1).sge(f.bufA.address(), 1024, f.mra.lkey());
+            SendWr write = new SendWr(1).sge(f.bufA.address(), 5000, f.mra.lkey()).rdma(f.bufB.address() + 8192,
+                f.mrb.rkey()); // five packets, placed in any order
+            write.opcode = WrOpcode.RDMA_WRITE_WITH_IMM;
+            SendWr read = new SendWr(1).sge(f.bufA.address() + 16384, 3000, f.mra.lkey())
+                .rdma(f.bufB.address() + 8192, f.mrb.rkey());
+            read.opcode = WrOpcode.RDMA_READ;
+            for (SendWr w : new SendWr[] {send, write, read}) {
+                w.sendFlags = SendFlags.SIGNALED;
+                w.ah = ah;
+                w.remoteQpn = sb.qpNum();
+                w.remoteQkey = 5;
+            }
+            RecvWr recv = new RecvWr(1).sge(f.bufB.address(), 1024, f.mrb.lkey());
+            WorkCompletion[] wc = f.wc;
+            Runnable round = () -> {
+                sb.postRecv(recv);
+                sb.postRecv(recv);
+                sa.postSend(send);
+                sa.postSend(write);
+                sa.postSend(read);
+                int a = 0;
+                int b = 0;
+                while (a < 3 || b < 2) {
+                    a += f.cqa.poll(wc);
+                    b += f.cqb.poll(wc);
+                }
+            };
+            assertAllocatesNothing(f, round);
+        }
+    }
+
+    @Test
     void shouldSendUcAndUdWithoutAllocating() {
         try (RcFixture f = new RcFixture(1 << 16)) {
             f.qa = f.pda.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UC, f.cqa, f.cqa, new QpCap(16, 16, 1, 1, 0)));
