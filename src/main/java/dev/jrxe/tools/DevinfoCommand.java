@@ -7,6 +7,8 @@ import dev.jrxe.verbs.DeviceAttr;
 import dev.jrxe.verbs.DeviceConfig;
 import dev.jrxe.verbs.Gid;
 import dev.jrxe.verbs.PortAttr;
+import dev.jrxe.verbs.SrdDeviceAttr;
+import dev.jrxe.verbs.SrdDv;
 import dev.jrxe.verbs.VerbsException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -126,6 +128,7 @@ public final class DevinfoCommand implements Callable<Integer> {
         o.printf("\tphys_port_cnt:\t\t\t%d%n", a.physPortCnt);
         if (verbose) {
             printDeviceDetails(a, o);
+            printSrd(SrdDv.queryDevice(dev), o);
         }
         for (int p = 1; p <= a.physPortCnt; p++) {
             if (onlyPort != 0 && onlyPort != p) {
@@ -134,6 +137,24 @@ public final class DevinfoCommand implements Callable<Integer> {
             printPort(dev, p, o, verbose);
         }
         return 0;
+    }
+
+    /** What efadv_query_device reports for EFA, for jrxe's SRD QPs (docs/SRD.md); not in ibv_devinfo. */
+    private static void printSrd(SrdDeviceAttr s, PrintWriter o) {
+        o.printf("\tsrd (jrxe, as efadv_query_device):%n");
+        o.printf("\t\tmax_sq_wr:\t\t%d%n", s.maxSqWr);
+        o.printf("\t\tmax_rq_wr:\t\t%d%n", s.maxRqWr);
+        o.printf("\t\tmax_sq_sge:\t\t%d%n", s.maxSqSge);
+        o.printf("\t\tmax_rq_sge:\t\t%d%n", s.maxRqSge);
+        o.printf("\t\tinline_buf_size:\t%d%n", s.inlineBufSize);
+        o.printf("\t\tmax_rdma_size:\t\t%d%n", s.maxRdmaSize);
+        o.printf("\t\tdevice_caps:\t\t0x%X%n", s.deviceCaps);
+        String[][] caps = {{"RDMA_READ", "1"}, {"RNR_RETRY", "2"}, {"RDMA_WRITE", "8"}, {"UNSOLICITED_WRITE_RECV", "16"}};
+        for (String[] c : caps) {
+            if ((s.deviceCaps & Integer.parseInt(c[1])) != 0) {
+                o.printf("\t\t\t\t\t%s%n", c[0]);
+            }
+        }
     }
 
     private static void printDeviceDetails(DeviceAttr a, PrintWriter o) {

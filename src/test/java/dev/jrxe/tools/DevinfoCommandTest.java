@@ -7,6 +7,8 @@ import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceAttr;
 import dev.jrxe.verbs.DeviceConfig;
 import dev.jrxe.verbs.PortAttr;
+import dev.jrxe.verbs.SrdDeviceAttr;
+import dev.jrxe.verbs.SrdDv;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -87,6 +89,9 @@ class DevinfoCommandTest {
         "\t\tqp_rate_limit_max:\t",
         "\ttag matching not supported",
         "\tnum_comp_vectors:\t\t",
+        // jrxe's SRD attributes (efadv_query_device's), after what ibv_devinfo prints
+        "\tsrd (jrxe, as efadv_query_device):", "\t\tmax_sq_wr:\t\t", "\t\tmax_rq_wr:\t\t", "\t\tmax_sq_sge:\t\t",
+        "\t\tmax_rq_sge:\t\t", "\t\tinline_buf_size:\t", "\t\tmax_rdma_size:\t\t", "\t\tdevice_caps:\t\t",
         "\t\tport:\t",
         "\t\t\tstate:\t\t\t",
         "\t\t\tmax_mtu:\t\t",
@@ -183,6 +188,22 @@ class DevinfoCommandTest {
             "\t\t\tmax_mtu:\t\t", "\t\t\tactive_mtu:\t\t", "\t\t\tsm_lid:\t\t\t", "\t\t\tport_lid:\t\t",
             "\t\t\tport_lmc:\t\t", "\t\t\tlink_layer:\t\t", "", "");
         assertThat(r[1]).startsWith("hca_id:\tjrxe0\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t0.0.0\n");
+    }
+
+    @Test
+    void shouldPrintTheSrdAttributesAsEfadvQueryDeviceReportsThem() throws Exception {
+        String out = run("-v")[1];
+        try (Device dev = Device.open(DeviceConfig.of("probe", IP).udpPort(FreePorts.udp(IP)))) {
+            SrdDeviceAttr s = SrdDv.queryDevice(dev);
+            assertThat(out).contains("\tsrd (jrxe, as efadv_query_device):\n");
+            assertThat(value(out, "\t\tmax_sq_wr:")).isEqualTo(Integer.toString(s.maxSqWr));
+            assertThat(value(out, "\t\tmax_rq_sge:")).isEqualTo(Integer.toString(s.maxRqSge));
+            assertThat(value(out, "\t\tinline_buf_size:")).isEqualTo(Integer.toString(s.inlineBufSize));
+            assertThat(value(out, "\t\tmax_rdma_size:")).isEqualTo("16777216");
+            assertThat(value(out, "\t\tdevice_caps:")).isEqualTo("0x1B");
+            assertThat(out).contains("\t\t\t\t\tRDMA_READ\n\t\t\t\t\tRNR_RETRY\n\t\t\t\t\tRDMA_WRITE\n"
+                + "\t\t\t\t\tUNSOLICITED_WRITE_RECV\n");
+        }
     }
 
     @Test
