@@ -42,7 +42,7 @@ class RocePacketTest {
     @Test
     void shouldRejectUnknownOpcodes() {
         writer.begin(buf, 0, Opcodes.RC_SEND_ONLY).finish(0);
-        for (int op : new int[] {0x15, 0x1E, 0x40, 0x80, 0xC0, 0xFF}) {
+        for (int op : new int[] {0x15, 0x1E, 0x40, 0x80, 0xC8, 0xFF}) {
             new Bth().wrap(buf, 0).opcode(op);
             assertThat(validate(16)).as("0x%02X", op).isEqualTo(DropReason.UNKNOWN_OPCODE);
         }
