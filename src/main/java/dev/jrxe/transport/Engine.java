@@ -308,6 +308,16 @@ public final class Engine implements PacketSink, AutoCloseable {
         out.committed = 0;
     }
 
+    /** Whether the engine still runs (its link is open): what a transport checks before sending outside a cycle. */
+    boolean running() {
+        return running;
+    }
+
+    /** Sends what was committed outside a duty cycle (holding the engine). */
+    void flushNow() {
+        flush();
+    }
+
     /**
      * Sends the ACKs the responders owe, each after its QP's requests of this cycle, unless
      * {@link AckHold} keeps one a little longer ({@code mayHold}: an application thread drives and

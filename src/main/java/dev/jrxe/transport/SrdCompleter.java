@@ -33,19 +33,29 @@ final class SrdCompleter {
             return;
         }
         long now = engine.now;
-        c.lastActive = now;
-        int path = pkt.deth().reserved();
-        if (path < c.paths) {
-            int rtt = SrdRequester.micros(now) - h.timestamp();
-            if (rtt >= 0 && rtt < 10_000_000) {
-                c.rttSample(path, rtt * 1000L, now);
-                s.pathRtt.setOpaque(path, c.srtt(path));
-            }
+        // the echoed timestamp is of a packet this context sent: not from before it existed, not
+        // from the future, not older than a packet can stay unanswered (a blind forger must guess
+        // it within that half second, as well as the 32-bit random epoch)
+        long age = (SrdRequester.micros(now) - h.timestamp()) * 1000L;
+        if (age < 0 || age > Math.min(now - c.created + 1000, s.timeoutNanos + SrdSendContext.RTO_MAX)) {
+            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
+            return;
         }
-        switch (pkt.bth().opcode()) {
+        boolean valid = switch (pkt.bth().opcode()) {
             case Opcodes.SRD_ACK -> onAck(qp, s, c, pkt, h);
             case Opcodes.SRD_NAK -> onNak(qp, s, c, pkt);
             default -> onReadResponse(qp, s, c, pkt, h);
+        };
+        if (!valid) {
+            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
+            return;
+        }
+        c.lastActive = now;
+        int path = pkt.deth().reserved();
+        if (path < c.paths && qp.state != QpState.ERR) {
+            // one RTT sample per response that resolved something, on the path it echoes
+            c.rttSample(path, Math.max(1, age), now);
+            s.pathRtt.setOpaque(path, c.srtt(path));
         }
     }
 
@@ -55,17 +65,19 @@ final class SrdCompleter {
         return e < c.next ? e : -1;
     }
 
-    private void onAck(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt, Srdeth h) {
+    /** Resolves what an ACK's bitmap names; false when the ACK is not one this context can get. */
+    private boolean onAck(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt, Srdeth h) {
         if (pkt.payloadLength() != OpcodeTable.SRD_SACK_LENGTH) {
-            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
-            return;
+            return false;
         }
-        // the receiver's base is one this requester announced: at most W behind the current one
+        // the receiver's base is one this requester announced: at most W behind the current one;
+        // the PSN that triggered the ACK was sent by this context, within the window
         long b = Psn.extend(h.base(), c.base - SrdState.WINDOW);
-        if (b > c.next) {
-            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
-            return;
+        long trigger = Psn.extend(pkt.bth().psn(), c.base - SrdState.WINDOW);
+        if (b > c.next || trigger >= c.next) {
+            return false;
         }
+        boolean resolved = false;
         var seg = pkt.segment();
         long off = pkt.payloadOffset();
         for (int byteIndex = 0; byteIndex < OpcodeTable.SRD_SACK_LENGTH; byteIndex++) {
@@ -80,20 +92,24 @@ final class SrdCompleter {
                 int sl = SrdSendContext.slot(psn);
                 if (c.state[sl] != SrdSendContext.FREE && c.kind[sl] != SrdSendContext.KIND_READ) {
                     resolve(qp, s, c, psn, WcStatus.SUCCESS);
+                    resolved = true;
                     if (qp.state == QpState.ERR) {
-                        return;
+                        return true;
                     }
                 }
             }
         }
+        if (!resolved) {
+            engine.counters.inc(TransportCounters.DUPLICATE_ACK); // acknowledges nothing new
+        }
+        return true;
     }
 
-    private void onNak(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt) {
+    private boolean onNak(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt) {
         long psn = inWindow(c, pkt.bth().psn());
         int sl = SrdSendContext.slot(psn);
         if (psn < 0 || c.state[sl] != SrdSendContext.IN_FLIGHT) {
-            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
-            return;
+            return false;
         }
         int syndrome = pkt.aeth().syndrome();
         if (Aeth.isRnrNak(syndrome)) {
@@ -101,7 +117,7 @@ final class SrdCompleter {
             if (qp.rnrRetry != 7 && c.rnrCount[sl] >= qp.rnrRetry) {
                 engine.counters.inc(TransportCounters.RETRY_RNR_EXCEEDED_ERR);
                 resolve(qp, s, c, psn, WcStatus.RNR_RETRY_EXC_ERR);
-                return;
+                return true;
             }
             if (c.rnrCount[sl] < Byte.MAX_VALUE) {
                 c.rnrCount[sl]++;
@@ -111,9 +127,10 @@ final class SrdCompleter {
             c.waiting++;
             long now = engine.now;
             c.firstSent[sl] = now; // the peer is alive: the give-up clock starts over
-            c.deadline[sl] = now + RnrTimer.nanos(Aeth.value(syndrome));
+            // at most the largest RTO: an SRD responder asks for 0.64 ms; a longer wait is no peer's
+            c.deadline[sl] = now + Math.min(SrdSendContext.RTO_MAX, RnrTimer.nanos(Aeth.value(syndrome)));
             c.nextTimer = Math.min(c.nextTimer, c.deadline[sl]);
-            return;
+            return true;
         }
         int status = switch (syndrome) {
             case Aeth.NAK_REMOTE_ACCESS -> WcStatus.REM_ACCESS_ERR;
@@ -121,29 +138,33 @@ final class SrdCompleter {
             default -> WcStatus.REM_INV_REQ_ERR;
         };
         resolve(qp, s, c, psn, status);
+        return true;
     }
 
-    private void onReadResponse(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt, Srdeth h) {
+    private boolean onReadResponse(Qp qp, SrdState s, SrdSendContext c, RocePacket pkt, Srdeth h) {
         long psn = inWindow(c, pkt.bth().psn());
         int sl = SrdSendContext.slot(psn);
         int n = pkt.payloadLength();
         if (psn < 0 || c.state[sl] != SrdSendContext.IN_FLIGHT || c.kind[sl] != SrdSendContext.KIND_READ
             || n != c.chunkLength[sl] || h.length() != n) {
-            engine.counters.inc(TransportCounters.SRD_BAD_RESPONSE);
-            return;
+            return false;
         }
         SendWqe w = qp.sq.at(c.wqe[sl]);
         if (n > 0 && Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
             c.chunkOffset[sl], pkt.segment(), pkt.payloadOffset(), n) != MemStatus.OK) {
+            // the READ completes with the local error now (not flushed with the rest), then the QP fails
             long idx = c.wqe[sl];
-            resolve(qp, s, c, psn, WcStatus.LOC_PROT_ERR);
+            c.state[sl] = SrdSendContext.FREE;
+            c.inFlight--;
+            finish(qp, s, w, idx, WcStatus.LOC_PROT_ERR);
             if (qp.state != QpState.ERR) {
                 qp.requesterHalted = true;
                 engine.fail(qp, AsyncEventType.QP_FATAL);
             }
-            return;
+            return true;
         }
         resolve(qp, s, c, psn, WcStatus.SUCCESS);
+        return true;
     }
 
     /** Packet {@code psn} of {@code c} is resolved with {@code status}. */

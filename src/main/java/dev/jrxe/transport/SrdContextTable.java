@@ -10,10 +10,15 @@ final class SrdContextTable<T> {
     private long[] keys;
     private Object[] values;
     private int size;
+    /** Per-table secret hash parameters: a peer cannot choose keys that all land in one run. */
+    private final long seed;
+    private final long multiplier;
 
-    SrdContextTable() {
+    SrdContextTable(java.util.random.RandomGenerator random) {
         keys = new long[16];
         values = new Object[16];
+        seed = random.nextLong();
+        multiplier = random.nextLong() | 1;
     }
 
     /** The key of a peer: address in the high 32 bits, QPN in the low 24. */
@@ -25,8 +30,10 @@ final class SrdContextTable<T> {
         return size;
     }
 
-    private static int hash(long k, int mask) {
-        long h = k * 0x9E3779B97F4A7C15L;
+    private int hash(long k, int mask) {
+        long h = (k ^ seed) * multiplier;
+        h ^= h >>> 29;
+        h *= 0xBF58476D1CE4E5B9L;
         return (int) (h >>> 40) & mask;
     }
 

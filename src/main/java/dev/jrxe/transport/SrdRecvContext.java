@@ -16,6 +16,8 @@ final class SrdRecvContext {
     final int addr;
     final int qpn;
     int epoch;
+    /** The epoch before this one: never accepted again (its stragglers are stale). */
+    int previousEpoch;
     /** Window base (24-bit PSN): every PSN before it is resolved at the sender. */
     int base;
     final byte[] status = new byte[SrdState.WINDOW];
@@ -35,10 +37,11 @@ final class SrdRecvContext {
 
     /** Starts over for a (new) epoch whose sender's base is {@code base}. */
     void restart(int newEpoch, int newBase) {
+        previousEpoch = epoch;
         epoch = newEpoch;
         base = newBase;
         java.util.Arrays.fill(status, UNSEEN);
-        ackPending = false;
+        // an ACK already owed stays on the QP's list: it goes once, with the new epoch's state
     }
 
     byte status(int psn) {

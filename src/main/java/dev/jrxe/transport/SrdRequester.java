@@ -47,6 +47,11 @@ final class SrdRequester {
         }
         SrdState s = qp.srd;
         SendQueue sq = qp.sq;
+        if (sq.next < sq.consumer()) {
+            // requests at the front completed (in error) before all their packets were sent and
+            // their slots are free: never look at a slot the application may be filling
+            sq.next = sq.consumer();
+        }
         long producer = sq.producer();
         int sent = 0;
         boolean front = true; // every request before idx is fully sent
@@ -119,11 +124,13 @@ final class SrdRequester {
         if (c != null && !c.dead) {
             return c;
         }
+        int previous = c == null ? 0 : c.epoch;
         if (s.senders.size() >= s.maxPeers && !evictIdle(s)) {
             return null;
         }
-        c = new SrdSendContext(key, addr, qpn, s.nextEpoch++, qp.sqPsn, s.paths());
+        c = new SrdSendContext(key, addr, qpn, s.newEpoch(previous), qp.sqPsn, s.paths());
         c.lastActive = engine.now;
+        c.created = engine.now;
         s.senders.put(key, c);
         return c;
     }

@@ -26,6 +26,13 @@ import java.lang.foreign.ValueLayout;
 final class SrdResponder {
     /** RNR NAK timer code of an SRD responder (0.64 ms): an SRD QP has no min_rnr_timer attribute. */
     static final int RNR_TIMER_CODE = 12;
+    /**
+     * How long a context must have been silent before a packet of another epoch may take it over:
+     * a sender changes epoch only after giving the peer up or dropping an idle context, so its
+     * new epoch gets through within its own retry time (SRD timeout minus the largest RTO); a
+     * forger can only take over a pair that is not talking, and only while it keeps sending.
+     */
+    static final long EPOCH_TAKEOVER_NANOS = 200_000_000;
     private static final int W = SrdState.WINDOW;
     private final Engine engine;
 
@@ -55,14 +62,21 @@ final class SrdResponder {
             }
             c.restart(h.epoch(), senderBase);
         } else if (c.epoch != h.epoch()) {
-            if (h.epoch() - c.epoch <= 0) {
-                engine.counters.inc(TransportCounters.SRD_STALE); // of an epoch its sender left
+            if (h.epoch() == c.previousEpoch || now - c.lastActive < EPOCH_TAKEOVER_NANOS) {
+                engine.counters.inc(TransportCounters.SRD_STALE); // of an epoch its sender left, or a forgery
                 return;
             }
             c.restart(h.epoch(), senderBase); // the sender started over with this peer
         }
+        int slide = Psn.diff(senderBase, c.base);
+        if (slide > W) {
+            // a correct sender's base is never more than W ahead of this window (its base only
+            // moves on what this side resolved): a forgery or a replay from long ago
+            engine.counters.inc(TransportCounters.SRD_OUT_OF_WINDOW);
+            return;
+        }
         c.lastActive = now;
-        if (Psn.diff(senderBase, c.base) > 0) {
+        if (slide > 0) {
             c.slide(senderBase);
         }
         int off = Psn.diff(psn, c.base);
@@ -118,16 +132,25 @@ final class SrdResponder {
     /** A responder context for a new peer, making room by evicting one idle past the linger time. */
     private static SrdRecvContext newContext(SrdState s, long key, int addr, int qpn, long now) {
         if (s.receivers.size() >= s.maxPeers) {
+            if (now - s.noVictimBefore < 0) {
+                return null; // the last scan found none, and none can have aged enough since
+            }
             SrdRecvContext victim = null;
             long linger = 2 * s.timeoutNanos;
+            long oldest = Long.MAX_VALUE;
             for (int i = 0; i < s.receivers.capacity(); i++) {
                 SrdRecvContext r = s.receivers.at(i);
-                if (r != null && !r.ackPending && now - r.lastActive > linger
+                if (r == null) {
+                    continue;
+                }
+                oldest = Math.min(oldest, r.lastActive);
+                if (!r.ackPending && now - r.lastActive > linger
                     && (victim == null || r.lastActive < victim.lastActive)) {
                     victim = r;
                 }
             }
             if (victim == null) {
+                s.noVictimBefore = oldest + linger + 1;
                 return null;
             }
             s.receivers.remove(victim.key);

@@ -18,7 +18,7 @@ final class SrdSendContext {
 
     private static final int W = SrdState.WINDOW;
     private static final long RTO_MIN = 2_000_000;
-    private static final long RTO_MAX = 64_000_000;
+    static final long RTO_MAX = 64_000_000;
     private static final long RTO_INITIAL = 5_000_000;
     private static final long PENALTY_HALF_LIFE = 20_000_000;
     private static final long RTT_SLACK = 200_000;
@@ -43,6 +43,8 @@ final class SrdSendContext {
     /** On the QP's list of contexts with timers. */
     boolean listed;
     long lastActive;
+    /** When the context was made: no response can echo a timestamp older than that. */
+    long created;
 
     // ---- one slot per PSN (index psn & (W-1))
     final long[] wqe = new long[W];

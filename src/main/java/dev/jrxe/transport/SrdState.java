@@ -16,8 +16,12 @@ public final class SrdState {
     final Qp qp;
     /** The UDP source port of each path; path 0 is the QP's own {@link Qp#srcPort}. */
     final int[] pathPorts;
-    final SrdContextTable<SrdSendContext> senders = new SrdContextTable<>();
-    final SrdContextTable<SrdRecvContext> receivers = new SrdContextTable<>();
+    /** Epochs and table seeds: unpredictable, so that a blind forger cannot match a context. */
+    final java.security.SecureRandom random = new java.security.SecureRandom();
+    final SrdContextTable<SrdSendContext> senders = new SrdContextTable<>(random);
+    final SrdContextTable<SrdRecvContext> receivers = new SrdContextTable<>(random);
+    /** The responder found no context to evict: none can be evicted before this time. */
+    long noVictimBefore;
     /** Requester contexts with packets in flight or waiting (their timers are looked at). */
     SrdSendContext[] timed = new SrdSendContext[8];
     int timedCount;
@@ -28,8 +32,6 @@ public final class SrdState {
     final SrdSendContext[] wqeContext;
     final int[] wqeResolved;
     final int[] wqeSent;
-    /** The next epoch a new requester context takes (per-QP random start, then +1 each). */
-    int nextEpoch;
     final int maxPeers;
     final long timeoutNanos;
     /** Receive completions of WRITE_WITH_IMM without a receive WQE (EFADV UNSOLICITED_WRITE_RECV). */
@@ -53,7 +55,6 @@ public final class SrdState {
         this.wqeContext = new SrdSendContext[sqSlots];
         this.wqeResolved = new int[sqSlots];
         this.wqeSent = new int[sqSlots];
-        this.nextEpoch = new java.util.SplittableRandom().nextInt();
         this.maxPeers = Configuration.srdMaxPeers();
         this.timeoutNanos = Configuration.srdTimeoutMillis() * 1_000_000L;
         this.pathSent = new java.util.concurrent.atomic.AtomicLongArray(n);
@@ -153,8 +154,18 @@ public final class SrdState {
         acking[ackingCount++] = c;
     }
 
+    /** A fresh epoch for a new requester context: random, never the one {@code avoid}. */
+    int newEpoch(int avoid) {
+        int e;
+        do {
+            e = random.nextInt();
+        } while (e == avoid);
+        return e;
+    }
+
     /** Forgets every context and slot (QP reset or error). */
     void reset() {
+        noVictimBefore = 0;
         senders.clear();
         receivers.clear();
         java.util.Arrays.fill(timed, null);

@@ -88,6 +88,12 @@ final class SrdTransport extends Transport {
     @Override
     void onUnregister(Qp qp) {
         SrdState st = qp.srd;
+        if (engine.running() && qp.state != QpState.ERR && st.ackingCount > 0) {
+            // the messages these ACKs acknowledge were delivered: a peer that never hears so
+            // would retry into a QP that is gone and fail them
+            responder.sendAcks(qp);
+            engine.flushNow();
+        }
         for (int p = 1; p < st.paths(); p++) {
             engine.link.releaseSourcePort(st.pathPort(p));
         }

@@ -92,8 +92,8 @@ public final class OpcodeTable {
     /** Reserved bytes after a CNP's BTH. */
     public static final int CNP_RESERVED_LENGTH = 16;
     public static final int ICRC_LENGTH = 4;
-    /** Longest header of any known opcode (BTH + AtomicETH). */
-    public static final int MAX_HEADER_LENGTH = BTH_LENGTH + ATMETH_LENGTH;
+    /** Longest header of any known opcode (SRD_WRITE_WITH_IMM: BTH, DETH, SRDETH, RETH, ImmDt). */
+    public static final int MAX_HEADER_LENGTH = BTH_LENGTH + DETH_LENGTH + SRDETH_LENGTH + RETH_LENGTH + IMMDT_LENGTH;
 
     /** Header bits in wire order, with their lengths. */
     private static final int[] ORDER = {

@@ -29,7 +29,7 @@ import java.util.function.Predicate;
 final class RawPeer implements AutoCloseable {
     /** One packet the device sent us, copied out of the link's buffer. */
     record Packet(int opcode, int psn, int destQp, int syndrome, int msn, long atomicOriginal, byte[] payload,
-                  int srcAddr) {
+                  int srcAddr, int srdEpoch, int srdTimestamp, int srdBase, int srcQp) {
         boolean isAck() {
             return opcode == Opcodes.RC_ACKNOWLEDGE;
         }
@@ -97,7 +97,10 @@ final class RawPeer implements AutoCloseable {
         long orig = (f & OpcodeTable.HAS_ATMACK) != 0 ? p.atomicAckEth().originalData() : 0;
         byte[] payload = new byte[p.payloadLength()];
         MemorySegment.copy(p.segment(), ValueLayout.JAVA_BYTE, p.payloadOffset(), payload, 0, payload.length);
-        return new Packet(op, p.bth().psn(), p.bth().destQp(), syndrome, msn, orig, payload, srcAddr);
+        boolean srd = (f & OpcodeTable.HAS_SRDETH) != 0;
+        return new Packet(op, p.bth().psn(), p.bth().destQp(), syndrome, msn, orig, payload, srcAddr,
+            srd ? p.srdeth().epoch() : 0, srd ? p.srdeth().timestamp() : 0, srd ? p.srdeth().base() : 0,
+            (f & OpcodeTable.HAS_DETH) != 0 ? p.deth().srcQp() : 0);
     }
 
     int addressInt() {
