@@ -154,12 +154,15 @@ public final class SrdState {
         acking[ackingCount++] = c;
     }
 
-    /** A fresh epoch for a new requester context: random, never the one {@code avoid}. */
+    /**
+     * A fresh epoch for a new requester context: random, never the one {@code avoid}, never 0
+     * (what a responder context that never had another epoch holds as its previous one).
+     */
     int newEpoch(int avoid) {
         int e;
         do {
             e = random.nextInt();
-        } while (e == avoid);
+        } while (e == avoid || e == 0);
         return e;
     }
 
