@@ -3,6 +3,8 @@ package dev.jrxe.tools;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.Access;
+import dev.jrxe.verbs.AddressHandle;
+import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.MemoryRegion;
@@ -13,6 +15,7 @@ import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.UdSetup;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
@@ -41,6 +44,94 @@ final class HotPathWarmup {
     record Result(int roundTrips, long nanos) {
     }
 
+    /** How the warm-up's two QPs are made and joined: as the tool's own QP is. */
+    interface Pair {
+        QueuePair create(ProtectionDomain pd, CompletionQueue cq, QpCap cap);
+
+        /** Walks both QPs to RTS, joined to each other. */
+        void join(Device dev, ProtectionDomain pd, QueuePair a, QueuePair b);
+
+        /** What a send from one QP to {@code to} names besides its data (datagram QPs: AH, QPN, Q_Key). */
+        void address(SendWr wr, QueuePair to);
+
+        /** Bytes in front of the payload of a receive buffer (UD's GRH area). */
+        int headroom();
+
+        /** Releases what {@link #join} made. */
+        void close();
+    }
+
+    /** Connected QPs of {@code qpType} (RC, UC), joined with {@link RcConnect} at {@code mtuEnum}. */
+    static Pair connected(int qpType, int mtuEnum) {
+        return new Pair() {
+            @Override
+            public QueuePair create(ProtectionDomain pd, CompletionQueue cq, QpCap cap) {
+                return pd.createQp(new QpInitAttr(qpType, cq, cq, cap));
+            }
+
+            @Override
+            public void join(Device dev, ProtectionDomain pd, QueuePair a, QueuePair b) {
+                new RcConnect().pathMtu(mtuEnum).pair(a, 0x100, b, 0x200);
+            }
+
+            @Override
+            public void address(SendWr wr, QueuePair to) {
+            }
+
+            @Override
+            public int headroom() {
+                return 0;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
+     * Datagram QPs (UD, SRD) made by {@code create}, walked to RTS with {@code qkey}, each sending to
+     * the other through an address handle of the device's own GID; {@code headroom} before each
+     * received payload.
+     */
+    static Pair datagram(java.util.function.BiFunction<ProtectionDomain, QpInitAttr, QueuePair> create, int qpType,
+                         int qkey, int headroom) {
+        return new Pair() {
+            private AddressHandle ah;
+
+            @Override
+            public QueuePair create(ProtectionDomain pd, CompletionQueue cq, QpCap cap) {
+                return create.apply(pd, new QpInitAttr(qpType, cq, cq, cap));
+            }
+
+            @Override
+            public void join(Device dev, ProtectionDomain pd, QueuePair a, QueuePair b) {
+                UdSetup.toRts(a, qkey, 0x100);
+                UdSetup.toRts(b, qkey, 0x200);
+                ah = pd.createAh(new AhAttr(dev.queryGid(1, Device.IPV4_GID_INDEX), 1));
+            }
+
+            @Override
+            public void address(SendWr wr, QueuePair to) {
+                wr.ah = ah;
+                wr.remoteQpn = to.qpNum();
+                wr.remoteQkey = qkey;
+            }
+
+            @Override
+            public int headroom() {
+                return headroom;
+            }
+
+            @Override
+            public void close() {
+                if (ah != null) {
+                    ah.close();
+                }
+            }
+        };
+    }
+
     private HotPathWarmup() {
     }
 
@@ -50,38 +141,45 @@ final class HotPathWarmup {
      * gone when it returns. A completion in error ends it early (the run proper reports its own).
      */
     static Result run(Device dev, int qpType, int size, int mtuEnum, int roundTrips, long budgetNanos) {
+        return run(dev, connected(qpType, mtuEnum), size, roundTrips, budgetNanos);
+    }
+
+    /** {@link #run(Device, int, int, int, int, long)} with QPs made and joined as {@code pair} says. */
+    static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos) {
         long start = System.nanoTime();
         int[] done = new int[1];
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
-            MemorySegment bufA = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
-            MemorySegment bufB = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
+            int room = pair.headroom();
+            MemorySegment bufA = arena.allocate(Math.max(size + room, 1), PingpongCommand.PAGE_SIZE);
+            MemorySegment bufB = arena.allocate(Math.max(size + room, 1), PingpongCommand.PAGE_SIZE);
             MemoryRegion mrA = pd.registerMemory(bufA, Access.LOCAL_WRITE);
             MemoryRegion mrB = pd.registerMemory(bufB, Access.LOCAL_WRITE);
             CompletionQueue cqA = dev.createCq(RECV_DEPTH + 1);
             CompletionQueue cqB = dev.createCq(RECV_DEPTH + 1);
-            QueuePair a = pd.createQp(new QpInitAttr(qpType, cqA, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0)));
-            QueuePair b = pd.createQp(new QpInitAttr(qpType, cqB, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0)));
+            QueuePair a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
+            QueuePair b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
             try {
-                new RcConnect().pathMtu(mtuEnum).pair(a, 0x100, b, 0x200);
+                pair.join(dev, pd, a, b);
                 boolean inline = a.cap().maxInlineData >= size;
                 // both sides' receives first: a UC message that finds none is dropped, and nothing
                 // would ever answer it
-                RecvWr ra = recvWr(bufA, size, mrA);
-                RecvWr rb = recvWr(bufB, size, mrB);
+                RecvWr ra = recvWr(bufA, size + room, mrA);
+                RecvWr rb = recvWr(bufB, size + room, mrB);
                 int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
                 int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
                 AtomicBoolean stop = new AtomicBoolean();
                 long deadline = start + budgetNanos;
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
-                        side(b, cqB, bufB, mrB, rb, routsB, size, inline, roundTrips, false, stop, deadline, null);
+                        side(b, a, pair, cqB, bufB, mrB, rb, routsB, size, inline, roundTrips, false, stop, deadline,
+                            null);
                     } catch (RuntimeException e) {
                         stop.set(true); // a warm-up that fails only ends the warm-up
                     }
                 });
                 try {
-                    side(a, cqA, bufA, mrA, ra, routsA, size, inline, roundTrips, true, stop, deadline, done);
+                    side(a, b, pair, cqA, bufA, mrA, ra, routsA, size, inline, roundTrips, true, stop, deadline, done);
                 } finally {
                     stop.set(true);
                     join(responder);
@@ -89,6 +187,7 @@ final class HotPathWarmup {
             } finally {
                 a.close();
                 b.close();
+                pair.close();
                 cqA.close();
                 cqB.close();
                 mrA.close();
@@ -104,10 +203,11 @@ final class HotPathWarmup {
      * {@link PingpongCompletions}, which reposts receives and sends the next message. The side
      * that starts ({@code initiator}) also decides when to stop, and counts its round trips.
      */
-    private static void side(QueuePair qp, CompletionQueue cq, MemorySegment buf, MemoryRegion mr, RecvWr rwr,
-                             int routs, int size, boolean inline, int roundTrips, boolean initiator, AtomicBoolean stop,
-                             long deadline, int[] done) {
-        SendWr swr = new SendWr(1).sge(buf.address(), size, mr.lkey());
+    private static void side(QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq, MemorySegment buf,
+                             MemoryRegion mr, RecvWr rwr, int routs, int size, boolean inline, int roundTrips,
+                             boolean initiator, AtomicBoolean stop, long deadline, int[] done) {
+        SendWr swr = new SendWr(1).sge(buf.address() + pair.headroom(), size, mr.lkey());
+        pair.address(swr, peer);
         swr.wrId = PingpongCommand.SEND_WRID;
         swr.opcode = WrOpcode.SEND;
         swr.sendFlags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);

@@ -26,6 +26,11 @@ public final class SrdPingpongCommand extends UdPingpongCommand {
     }
 
     @Override
+    HotPathWarmup.Pair warmupPair() {
+        return HotPathWarmup.datagram((pd, attr) -> SrdDv.createQp(pd, attr, 0), QpType.DRIVER, QKEY, 0);
+    }
+
+    @Override
     QueuePair createQp(ProtectionDomain pd, CompletionQueue cq, QpCap cap) {
         return SrdDv.createQp(pd, new QpInitAttr(QpType.DRIVER, cq, cq, cap), 0);
     }

@@ -57,7 +57,28 @@ public class UdPingpongCommand extends PingpongCommand {
             + "its help says 2048)")
     int size;
 
+    @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two QPs "
+        + "of this device exchanging the run's messages until the JIT is quiet, at most 5 s, before the exchange "
+        + "with the peer), to see a cold JVM's figures")
+    boolean noWarmup;
+
     private AddressHandle ah;
+
+    /** The warm-up's two QPs: of this tool's kind. */
+    HotPathWarmup.Pair warmupPair() {
+        return HotPathWarmup.datagram(ProtectionDomain::createQp, QpType.UD, QKEY, GRH_SIZE);
+    }
+
+    /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
+    private void warmUp(Device dev) {
+        if (!noWarmup) {
+            try {
+                HotPathWarmup.run(dev, warmupPair(), size, WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+            } catch (RuntimeException e) {
+                // no resources for two more QPs, say: the run goes on cold, and reports its own errors
+            }
+        }
+    }
 
     /** Bytes in front of the payload of every receive buffer (UD's GRH area). */
     int grhSize() {
@@ -135,8 +156,11 @@ public class UdPingpongCommand extends PingpongCommand {
         Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
         printLocal(me, ':');
         AddressExchange oob = AddressExchange.single(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
+        if (servername != null) {
+            warmUp(dev);
+        }
         Dest[] rems = servername != null ? oob.client(servername, port, List.of(me))
-            : oob.server(ip, port, List.of(me), r -> connect(pd, qp, me, r[0]));
+            : oob.server(ip, port, List.of(me), () -> warmUp(dev), r -> connect(pd, qp, me, r[0]));
         if (rems == null) {
             return 1;
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
+import dev.jrxe.transport.TransportCounters;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,31 @@ class HotPathWarmupTest {
             // data went through the device's own socket: its counters saw the packets
             assertThat(dev.link().counters().rxPackets()).isGreaterThanOrEqualTo(2L * 300 * 4);
         }
+    }
+
+    @Test
+    void shouldWarmDatagramToolsThroughTheirOwnKindOfQp() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            int qpsBefore = dev.liveQps();
+            long before = dev.counters().get(TransportCounters.RDMA_RECVS);
+            for (HotPathWarmup.Pair pair : new HotPathWarmup.Pair[] {new UdPingpongCommand().warmupPair(),
+                new SrdPingpongCommand().warmupPair()}) {
+                HotPathWarmup.Result r = HotPathWarmup.run(dev, pair, 1024, 300, 30_000_000_000L);
+                assertThat(r.roundTrips()).isEqualTo(300);
+                assertThat(dev.liveQps()).isEqualTo(qpsBefore);
+            }
+            // UD (its receive buffers with the 40-byte GRH area) and SRD: 2 x 300 receives each way
+            assertThat(dev.counters().get(TransportCounters.RDMA_RECVS) - before)
+                .isGreaterThanOrEqualTo(2L * 2 * 300);
+            assertThat(dev.counters().get(TransportCounters.SRD_ACKS_SENT)).isPositive();
+        }
+        UdPingpongCommand u = new UdPingpongCommand();
+        new picocli.CommandLine(u).parseArgs("--no-warmup");
+        assertThat(u.noWarmup).isTrue();
+        SrdPingpongCommand d = new SrdPingpongCommand();
+        new picocli.CommandLine(d).parseArgs();
+        assertThat(d.noWarmup).as("the warm-up is the default").isFalse();
     }
 
     @Test
