@@ -12,9 +12,8 @@ import org.junit.jupiter.api.Test;
  * An idle device costs next to nothing: its progress thread sleeps in the kernel for up to
  * {@code jrxe.engine.idleSleepNanos} (100 ms) when nothing is under way, so over two idle seconds
  * it wakes a few dozen times, not the two thousand times a 1 ms sleep would (docs/BENCHMARKS.md:
- * 2.1% of a core before, 0.3% after). And a packet lost right after the device was idle is still
- * retransmitted by the progress thread alone (the application does not drive the engine). That
- * the post also wakes the sleeper early is not measured here: it only shortens the wait.
+ * 2.1% of a core before, 0.3% after). A post to an idle device still gets its timers served: the
+ * post wakes the sleeper, and a lost packet's retransmission is not held up by the long sleep.
  */
 class IdleCostTest {
     private static long voluntarySwitches(Thread t) throws IOException {
