@@ -28,13 +28,6 @@ public final class Engine implements PacketSink, AutoCloseable {
     private static final long APP_ACTIVE_NANOS = Configuration.engineAppActiveNanos();
     private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
     private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
-    private static final long IDLE_SLEEP_NANOS = Configuration.engineIdleSleepNanos();
-    /**
-     * The progress thread is (about to be) in a long idle sleep: a post must wake it, since the
-     * work it starts may arm a timer the sleep did not know of. Set before the idle check (under
-     * the lock) and read by kick after its cycle, so one of the two always sees the other.
-     */
-    private volatile boolean idleSleep;
     private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
     private static final boolean TRACE_ERRORS = Boolean.getBoolean("jrxe.trace") || Boolean.getBoolean("jrxe.traceErrors");
 
@@ -275,16 +268,6 @@ public final class Engine implements PacketSink, AutoCloseable {
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
         releaseAcksHeldElsewhere();
-        try {
-            kickEngine();
-        } finally {
-            if (idleSleep) {
-                link.wakeup(); // the sleeper re-plans: new work may have armed a timer
-            }
-        }
-    }
-
-    private void kickEngine() {
         // The poster only needs its packets sent: when the engine is free, run the requesters and
         // flush, without the receive system call a full duty cycle makes (the poller does that).
         if (running && lock.tryLock()) {
@@ -498,16 +481,6 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
-    /** No QP has a send request outstanding (holding the engine). */
-    private boolean nothingOutstanding() {
-        for (Qp qp : active) {
-            if (qp.sq.outstanding() > 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Earliest timer deadline of any QP, or {@code Long.MAX_VALUE}. */
     private long nextDeadline() {
         long d = Long.MAX_VALUE;
@@ -554,32 +527,20 @@ public final class Engine implements PacketSink, AutoCloseable {
             Thread.onSpinWait();
             return idleRounds;
         }
-        idleSleep = true;
+        if (!lock.tryLock()) {
+            stepBack();
+            return idleRounds;
+        }
+        long deadline;
         try {
-            if (!lock.tryLock()) {
-                stepBack();
-                return idleRounds;
-            }
-            long deadline;
-            boolean idle;
-            try {
-                deadline = nextDeadline();
-                idle = deadline == Long.MAX_VALUE && nothingOutstanding();
-            } finally {
-                lock.unlock();
-            }
-            long now = clock.getAsLong();
-            long sleep = idle ? Math.min(IDLE_SLEEP_NANOS, Math.max(0, nextHousekeeping - now))
-                : Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - now));
-            if (!idle) {
-                idleSleep = false;
-            }
-            if (sleep > 0 && !workPending) {
-                // without the engine: the link allows awaitReadable beside another thread's poll/flush
-                link.awaitReadable(sleep);
-            }
+            deadline = nextDeadline();
         } finally {
-            idleSleep = false;
+            lock.unlock();
+        }
+        long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - clock.getAsLong()));
+        if (sleep > 0 && !workPending) {
+            // without the engine: the link allows awaitReadable beside another thread's poll/flush
+            link.awaitReadable(sleep);
         }
         return idleRounds;
     }
