@@ -88,17 +88,12 @@ final class Completions {
     }
 
     /**
-     * Completes a UD receive WQE: {@code srcQp} is the sender's QPN from the DETH (a UD QP has no
-     * connected peer), {@code byteLen} counts the 40-byte GRH area.
+     * Completes a datagram QP's receive WQE (UD, SRD; null for an unsolicited SRD WRITE_WITH_IMM):
+     * {@code srcQp} is the sender's QPN from the DETH (a datagram QP has no connected peer); a UD
+     * {@code byteLen} counts the 40-byte GRH area, an SRD one has none.
      */
-    static void recvDatagram(Qp qp, RecvWqe wqe, int status, long byteLen, int flags, int imm, int srcQp,
+    static void recvDatagram(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int srcQp,
                              boolean solicited) {
-        post(qp, wqe, status, WcOpcode.RECV, byteLen, flags, imm, 0, srcQp, solicited);
-    }
-
-    /** Completes an SRD receive WQE: {@code srcQp} from the DETH, no GRH area. */
-    static void recvSrd(Qp qp, RecvWqe wqe, int status, int opcode, long byteLen, int flags, int imm, int srcQp,
-                        boolean solicited) {
         post(qp, wqe, status, opcode, byteLen, flags, imm, 0, srcQp, solicited);
     }
 

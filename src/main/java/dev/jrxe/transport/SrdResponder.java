@@ -170,18 +170,18 @@ final class SrdResponder {
         boolean imm = pkt.bth().opcode() == Opcodes.SRD_SEND_WITH_IMM;
         int immData = imm ? pkt.immDt().immediate() : 0;
         if (len > w.length) {
-            Completions.recvSrd(qp, w, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, srcQp, true);
+            Completions.recvDatagram(qp, w, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, srcQp, true);
             engine.counters.inc(TransportCounters.NAK_INVALID_REQUEST_SENT);
             return Aeth.NAK_INVALID_REQ;
         }
         if (len > 0 && Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge, 0,
             pkt.segment(), pkt.payloadOffset(), len) != MemStatus.OK) {
-            Completions.recvSrd(qp, w, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, srcQp, true);
+            Completions.recvDatagram(qp, w, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, srcQp, true);
             engine.fail(qp, AsyncEventType.QP_FATAL);
             return Aeth.NAK_REMOTE_OP;
         }
         engine.counters.inc(TransportCounters.RDMA_RECVS);
-        Completions.recvSrd(qp, w, WcStatus.SUCCESS, WcOpcode.RECV, len, imm ? WcFlags.WITH_IMM : 0, immData, srcQp,
+        Completions.recvDatagram(qp, w, WcStatus.SUCCESS, WcOpcode.RECV, len, imm ? WcFlags.WITH_IMM : 0, immData, srcQp,
             pkt.bth().solicited());
         return SrdRecvContext.DONE;
     }
@@ -218,10 +218,10 @@ final class SrdResponder {
         if (imm) {
             int immData = pkt.immDt().immediate();
             if (unsolicited) {
-                Completions.recvSrd(qp, null, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total,
+                Completions.recvDatagram(qp, null, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total,
                     WcFlags.WITH_IMM | WcFlags.UNSOLICITED, immData, srcQp, pkt.bth().solicited());
             } else {
-                Completions.recvSrd(qp, qp.resp.takeRecvWqe(qp), WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total,
+                Completions.recvDatagram(qp, qp.resp.takeRecvWqe(qp), WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, total,
                     WcFlags.WITH_IMM, immData, srcQp, pkt.bth().solicited());
             }
             engine.counters.inc(TransportCounters.RDMA_RECVS);

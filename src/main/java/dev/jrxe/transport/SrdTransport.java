@@ -55,13 +55,7 @@ final class SrdTransport extends Transport {
 
     @Override
     void onPacket(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId) {
-        int s = qp.state;
-        if (!(s == QpState.RTR || s == QpState.RTS || s == QpState.SQD)) {
-            engine.link.counters().drop(DropReason.QP_STATE);
-            return;
-        }
-        if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
-            engine.link.counters().drop(DropReason.BAD_PKEY);
+        if (!takesDatagram(qp, pkt)) {
             return;
         }
         if (pkt.srdeth().version() != Srdeth.VERSION) {

@@ -1,5 +1,7 @@
 package dev.jrxe.transport;
 
+import dev.jrxe.ib.QpState;
+import dev.jrxe.net.DropReason;
 import dev.jrxe.wire.RocePacket;
 
 /**
@@ -29,6 +31,23 @@ abstract class Transport {
      * completer. Every packet refused is counted by reason.
      */
     abstract void onPacket(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId);
+
+    /**
+     * The admission every datagram QP (UD, SRD) starts with: the QP is in RTR, RTS or SQD and the
+     * packet's P_Key is of its partition. Counts the drop and returns false otherwise.
+     */
+    final boolean takesDatagram(Qp qp, RocePacket pkt) {
+        int s = qp.state;
+        if (!(s == QpState.RTR || s == QpState.RTS || s == QpState.SQD)) {
+            engine.link.counters().drop(DropReason.QP_STATE);
+            return false;
+        }
+        if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
+            engine.link.counters().drop(DropReason.BAD_PKEY);
+            return false;
+        }
+        return true;
+    }
 
     /** The QP leaves the engine: release what the transport holds for it beyond its own source port. */
     void onUnregister(Qp qp) {

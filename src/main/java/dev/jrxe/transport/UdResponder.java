@@ -44,7 +44,7 @@ final class UdResponder {
         }
         int len = pkt.payloadLength();
         if (GRH_LENGTH + (long) len > w.length) {
-            Completions.recvDatagram(qp, w, WcStatus.LOC_LEN_ERR, 0, 0, 0, pkt.deth().srcQp(), true);
+            Completions.recvDatagram(qp, w, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, pkt.deth().srcQp(), true);
             return;
         }
         fillGrh(pkt.length(), srcAddr, dstAddr, ipId);
@@ -52,13 +52,13 @@ final class UdResponder {
             GRH_LENGTH) != MemStatus.OK
             || (len > 0 && Sgl.scatter(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
             GRH_LENGTH, pkt.segment(), pkt.payloadOffset(), len) != MemStatus.OK)) {
-            Completions.recvDatagram(qp, w, WcStatus.LOC_PROT_ERR, 0, 0, 0, pkt.deth().srcQp(), true);
+            Completions.recvDatagram(qp, w, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, pkt.deth().srcQp(), true);
             engine.fail(qp, AsyncEventType.QP_FATAL);
             return;
         }
         boolean imm = OpcodeTable.has(pkt.bth().opcode(), OpcodeTable.IMMEDIATE);
         engine.counters.inc(TransportCounters.RDMA_RECVS);
-        Completions.recvDatagram(qp, w, WcStatus.SUCCESS, GRH_LENGTH + len,
+        Completions.recvDatagram(qp, w, WcStatus.SUCCESS, WcOpcode.RECV, GRH_LENGTH + len,
             WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), imm ? pkt.immDt().immediate() : 0, pkt.deth().srcQp(),
             pkt.bth().solicited());
     }

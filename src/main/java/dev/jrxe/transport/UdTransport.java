@@ -1,6 +1,5 @@
 package dev.jrxe.transport;
 
-import dev.jrxe.ib.QpState;
 import dev.jrxe.net.DropReason;
 import dev.jrxe.wire.OpcodeTable;
 import dev.jrxe.wire.RocePacket;
@@ -42,13 +41,7 @@ final class UdTransport extends Transport {
 
     @Override
     void onPacket(Qp qp, RocePacket pkt, int srcAddr, int dstAddr, int ipId) {
-        int s = qp.state;
-        if (!(s == QpState.RTR || s == QpState.RTS || s == QpState.SQD)) {
-            engine.link.counters().drop(DropReason.QP_STATE);
-            return;
-        }
-        if (!PKeys.match(pkt.bth().pkey(), qp.pkey)) {
-            engine.link.counters().drop(DropReason.BAD_PKEY);
+        if (!takesDatagram(qp, pkt)) {
             return;
         }
         if (pkt.payloadLength() > qp.pathMtu) {

@@ -367,15 +367,9 @@ class SrdTest {
         try (QueuePair q = SrdDv.createQp(f.pda, new QpInitAttr(QpType.DRIVER, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)), 0)) {
             for (int state : new int[] {QpState.RESET, QpState.INIT, QpState.RTR}) {
                 if (state == QpState.INIT) {
-                    QpAttr a = new QpAttr();
-                    a.qpState = QpState.INIT;
-                    a.qkey = QKEY;
-        a.portNum = 1;
-                    q.modify(a, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
+                    toInit(q);
                 } else if (state == QpState.RTR) {
-                    QpAttr a = new QpAttr();
-                    a.qpState = QpState.RTR;
-                    q.modify(a, QpAttrMask.STATE);
+                    q.modify(new QpAttr().state(QpState.RTR), QpAttrMask.STATE);
                 }
                 SendWr w = sendWr(WrOpcode.SEND, 0, 8, 0);
                 assertThatThrownBy(() -> q.postSend(w)).as(QpState.name(state))
@@ -465,22 +459,28 @@ class SrdTest {
 
     // ---------------------------------------------------------------- SRD semantics
 
+    /** RESET -> INIT with UD's (and EFA SRD's) required attributes. */
+    private static void toInit(QueuePair q) {
+        QpAttr a = new QpAttr();
+        a.qpState = QpState.INIT;
+        a.qkey = QKEY;
+        a.portNum = 1;
+        q.modify(a, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
+    }
+
+    /** RESET -> INIT -> RTR, leaving RTR -> RTS to the test. */
+    private static void toRtr(QueuePair q) {
+        toInit(q);
+        q.modify(new QpAttr().state(QpState.RTR), QpAttrMask.STATE);
+    }
+
     @Test
     void shouldTakeRnrRetryOnRtrToRtsAsEfaDoes() {
         f = new RcFixture(4096);
         try (QueuePair q = SrdDv.createQp(f.pda, new QpInitAttr(QpType.DRIVER, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)), 0);
              QueuePair u = f.pda.createQp(new QpInitAttr(QpType.UD, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)))) {
-            for (QueuePair x : new QueuePair[] {q, u}) {
-                QpAttr a = new QpAttr();
-                a.qpState = QpState.INIT;
-                a.qkey = QKEY;
-        a.portNum = 1;
-                x.modify(a, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
-                a.qpState = QpState.RTR;
-                x.modify(a, QpAttrMask.STATE);
-                a.qpState = QpState.RTS;
-                a.rnrRetry = 3;
-            }
+            toRtr(q);
+            toRtr(u);
             QpAttr a = new QpAttr();
             a.qpState = QpState.RTS;
             a.rnrRetry = 3;
@@ -541,13 +541,8 @@ class SrdTest {
         QueuePair c = SrdDv.createQp(f.pda, new QpInitAttr(QpType.DRIVER, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)), 0);
         QueuePair s = SrdDv.createQp(f.pdb, new QpInitAttr(QpType.DRIVER, f.cqb, f.cqb, new QpCap(4, 4, 1, 1, 0)), 0);
         UdSetup.toRts(s, QKEY, 1);
+        toRtr(c);
         QpAttr a = new QpAttr();
-        a.qpState = QpState.INIT;
-        a.qkey = QKEY;
-        a.portNum = 1;
-        c.modify(a, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.QKEY);
-        a.qpState = QpState.RTR;
-        c.modify(a, QpAttrMask.STATE);
         a.qpState = QpState.RTS;
         a.rnrRetry = 2;
         c.modify(a, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.RNR_RETRY);
