@@ -3,7 +3,7 @@ package dev.jrxe.cm;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;

@@ -33,7 +33,7 @@ public class CmException extends VerbsException {
         private static final long serialVersionUID = 1L;
 
         Refused(String message, int reason) {
-            super(dev.jrxe.sys.Errno.ECONNREFUSED, message, reason, null);
+            super(dev.jrxe.ib.Errno.ECONNREFUSED, message, reason, null);
         }
     }
 
@@ -42,7 +42,7 @@ public class CmException extends VerbsException {
         private static final long serialVersionUID = 1L;
 
         Rejected(String message, int reason, byte[] privateData) {
-            super(dev.jrxe.sys.Errno.ECONNREFUSED, message, reason, privateData);
+            super(dev.jrxe.ib.Errno.ECONNREFUSED, message, reason, privateData);
         }
     }
 
@@ -51,7 +51,7 @@ public class CmException extends VerbsException {
         private static final long serialVersionUID = 1L;
 
         TimedOut(String message) {
-            super(dev.jrxe.sys.Errno.ETIMEDOUT, message, 0, null);
+            super(dev.jrxe.ib.Errno.ETIMEDOUT, message, 0, null);
         }
     }
 

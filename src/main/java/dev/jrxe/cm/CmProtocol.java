@@ -9,7 +9,7 @@ import dev.jrxe.cm.CmMessages.Req;
 import dev.jrxe.cm.CmMessages.Rtu;
 import dev.jrxe.cm.CmMessages.SidrRep;
 import dev.jrxe.cm.CmMessages.SidrReq;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.verbs.Gid;
 import dev.jrxe.verbs.VerbsException;
 

@@ -1,6 +1,7 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 
 /**
  * Creation, configuration (UMR), invalidation and destruction of {@link IndirectKey}s, with

@@ -1,6 +1,6 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 
 /**
  * A control-path memory operation (registration, re-registration, deregistration, advise,

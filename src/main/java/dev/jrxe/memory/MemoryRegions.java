@@ -1,6 +1,9 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Rereg;
+import dev.jrxe.ib.Advice;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;

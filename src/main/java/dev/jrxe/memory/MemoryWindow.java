@@ -1,5 +1,6 @@
 package dev.jrxe.memory;
 
+import dev.jrxe.ib.Access;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,6 +1,7 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 
 /**
  * Allocation, binding, invalidation and deallocation of {@link MemoryWindow}s, with rxe_mw.c's

@@ -1,6 +1,7 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Advice;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.sys.Mem;
 
 import java.lang.foreign.MemorySegment;
@@ -365,7 +366,7 @@ final class OdpTranslation extends Translation {
         VarHandle.fullFence();
         if (persistent && len > 0) {
             int r = Mem.msync(toAddress(va), len, Mem.MS_SYNC);
-            if (r != 0 && !(implicit && r == -dev.jrxe.sys.Errno.ENOMEM)) {
+            if (r != 0 && !(implicit && r == -dev.jrxe.ib.Errno.ENOMEM)) {
                 return MemStatus.FAULT;
             }
         }
@@ -402,7 +403,7 @@ final class OdpTranslation extends Translation {
         // outside the process-wide lock: msync may wait for the disk
         for (long base : bases) {
             int r = Mem.msync(base, OdpChunk.SIZE, Mem.MS_SYNC);
-            if (r != 0 && r != -dev.jrxe.sys.Errno.ENOMEM) {
+            if (r != 0 && r != -dev.jrxe.ib.Errno.ENOMEM) {
                 return MemStatus.FAULT;
             }
         }

@@ -1,6 +1,6 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.sys.Mem;
 
 import java.util.ArrayList;

@@ -52,12 +52,12 @@ public interface Link extends AutoCloseable {
      * GID. Returns 0 or -errno; joining twice is a no-op. Links that cannot: -EOPNOTSUPP.
      */
     default int joinMulticast(int group) {
-        return -dev.jrxe.sys.Errno.EOPNOTSUPP;
+        return -dev.jrxe.ib.Errno.EOPNOTSUPP;
     }
 
     /** Stops receiving group {@code group}; 0, or -errno (-EINVAL when it was not joined). */
     default int leaveMulticast(int group) {
-        return -dev.jrxe.sys.Errno.EOPNOTSUPP;
+        return -dev.jrxe.ib.Errno.EOPNOTSUPP;
     }
 
     /**

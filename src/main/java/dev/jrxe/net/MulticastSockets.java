@@ -49,7 +49,7 @@ final class MulticastSockets {
     /** Joins {@code group} (big-endian IPv4); 0, or -errno (EINVAL not multicast, EADDRINUSE, ENODEV). */
     synchronized int join(int group, Selector selector) {
         if ((group >>> 28) != 0xE) {
-            return -dev.jrxe.sys.Errno.EINVAL;
+            return -dev.jrxe.ib.Errno.EINVAL;
         }
         for (Member m : members) {
             if (m.group == group) {
@@ -61,7 +61,7 @@ final class MulticastSockets {
             InetAddress g = address(group);
             NetworkInterface nif = interfaceOf(localAddr);
             if (nif == null) {
-                return -dev.jrxe.sys.Errno.ENODEV;
+                return -dev.jrxe.ib.Errno.ENODEV;
             }
             ch = DatagramChannel.open(StandardProtocolFamily.INET);
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -77,10 +77,10 @@ final class MulticastSockets {
             return 0;
         } catch (BindException e) {
             close(ch);
-            return -dev.jrxe.sys.Errno.EADDRINUSE;
+            return -dev.jrxe.ib.Errno.EADDRINUSE;
         } catch (IOException | RuntimeException e) {
             close(ch);
-            return -dev.jrxe.sys.Errno.ENODEV;
+            return -dev.jrxe.ib.Errno.ENODEV;
         }
     }
 
@@ -97,7 +97,7 @@ final class MulticastSockets {
                 return 0;
             }
         }
-        return -dev.jrxe.sys.Errno.EINVAL;
+        return -dev.jrxe.ib.Errno.EINVAL;
     }
 
     /** Receives up to {@code limit} datagrams from the joined groups; returns handler calls. */

@@ -395,15 +395,15 @@ final class NativeLink extends AbstractLink {
                 continue;
             }
             int errno = -r;
-            if (errno == dev.jrxe.sys.Errno.EINTR) {
+            if (errno == dev.jrxe.ib.Errno.EINTR) {
                 continue;
             }
-            if ((errno == dev.jrxe.sys.Errno.EAGAIN || errno == Sockets.ENOBUFS) && retries++ < SEND_RETRIES) {
+            if ((errno == dev.jrxe.ib.Errno.EAGAIN || errno == Sockets.ENOBUFS) && retries++ < SEND_RETRIES) {
                 waitWritable(s, errno == Sockets.ENOBUFS ? ENOBUFS_WAIT_NANOS : EAGAIN_WAIT_NANOS);
                 continue;
             }
-            if (msgSegments[done] > 1 && (errno == dev.jrxe.sys.Errno.EIO || errno == dev.jrxe.sys.Errno.EINVAL
-                    || errno == Sockets.ENOPROTOOPT || errno == dev.jrxe.sys.Errno.EOPNOTSUPP)) {
+            if (msgSegments[done] > 1 && (errno == dev.jrxe.ib.Errno.EIO || errno == dev.jrxe.ib.Errno.EINVAL
+                    || errno == Sockets.ENOPROTOOPT || errno == dev.jrxe.ib.Errno.EOPNOTSUPP)) {
                 // The route does not take GSO: from here on send datagram by datagram, resealed with ID 0.
                 gso = false;
                 return sent + resendWithoutGso(s, wirePort, done, messages);

@@ -1,5 +1,6 @@
 package dev.jrxe.sys;
 
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

@@ -6,7 +6,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.SendOps;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;

@@ -3,7 +3,7 @@ package dev.jrxe.tools;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.transport.TransportCounters;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;

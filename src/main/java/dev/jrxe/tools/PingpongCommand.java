@@ -1,6 +1,6 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;

@@ -6,7 +6,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.net.LinkCounters;
 import dev.jrxe.transport.TransportCounters;

@@ -5,7 +5,7 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.net.DropReason;
 import dev.jrxe.net.LinkCounters;
 import dev.jrxe.verbs.CompletionQueue;

@@ -11,7 +11,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.net.Links;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;

@@ -6,7 +6,7 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;

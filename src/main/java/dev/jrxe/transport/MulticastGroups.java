@@ -34,7 +34,7 @@ public final class MulticastGroups {
                     }
                 }
                 if (g.qps.length >= MAX_QPS_PER_GROUP) {
-                    return dev.jrxe.sys.Errno.ENOMEM;
+                    return dev.jrxe.ib.Errno.ENOMEM;
                 }
                 Qp[] qs = java.util.Arrays.copyOf(g.qps, g.qps.length + 1);
                 qs[g.qps.length] = qp;
@@ -45,7 +45,7 @@ public final class MulticastGroups {
             }
         }
         if (gs.length >= MAX_GROUPS) {
-            return dev.jrxe.sys.Errno.ENOMEM;
+            return dev.jrxe.ib.Errno.ENOMEM;
         }
         Group[] ng = java.util.Arrays.copyOf(gs, gs.length + 1);
         ng[gs.length] = new Group(addr, new Qp[] {qp});
@@ -69,7 +69,7 @@ public final class MulticastGroups {
                 }
             }
             if (n == g.qps.length) {
-                return dev.jrxe.sys.Errno.EINVAL;
+                return dev.jrxe.ib.Errno.EINVAL;
             }
             Group[] ng;
             if (n == 0) {
@@ -83,7 +83,7 @@ public final class MulticastGroups {
             groups = ng;
             return 0;
         }
-        return dev.jrxe.sys.Errno.EINVAL;
+        return dev.jrxe.ib.Errno.EINVAL;
     }
 
     /** Whether some QP is attached to group {@code addr}. */

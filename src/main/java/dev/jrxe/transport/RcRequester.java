@@ -4,7 +4,7 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.wire.Opcodes;
 import dev.jrxe.wire.Psn;

@@ -4,7 +4,7 @@ import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.memory.MemoryKey;
 import dev.jrxe.wire.Aeth;

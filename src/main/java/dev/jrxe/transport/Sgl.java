@@ -1,6 +1,6 @@
 package dev.jrxe.transport;
 
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.memory.MemoryKey;
 import java.lang.foreign.MemorySegment;

@@ -3,7 +3,7 @@ package dev.jrxe.transport;
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.memory.MemoryKey;
 import dev.jrxe.wire.OpcodeTable;

@@ -1,6 +1,6 @@
 package dev.jrxe.verbs;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;

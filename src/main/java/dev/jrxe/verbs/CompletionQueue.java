@@ -1,6 +1,6 @@
 package dev.jrxe.verbs;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.CompletionRing;
 import dev.jrxe.transport.Cqe;
 import java.util.concurrent.atomic.AtomicInteger;

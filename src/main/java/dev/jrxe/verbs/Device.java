@@ -5,7 +5,7 @@ import dev.jrxe.ib.Mtu;
 import dev.jrxe.memory.KeyTable;
 import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.net.Link;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.Engine;
 import dev.jrxe.transport.EventSink;
 import dev.jrxe.transport.Qp;
@@ -275,7 +275,7 @@ public final class Device implements AutoCloseable {
     void reserveAh() {
         if (liveAhs.incrementAndGet() > MAX_AH) {
             liveAhs.decrementAndGet();
-            throw new VerbsException(dev.jrxe.sys.Errno.ENOMEM, "max_ah (" + MAX_AH + ") address handles exist");
+            throw new VerbsException(dev.jrxe.ib.Errno.ENOMEM, "max_ah (" + MAX_AH + ") address handles exist");
         }
     }
 

@@ -5,7 +5,7 @@ import dev.jrxe.net.Link;
 import dev.jrxe.net.LinkConfig;
 import dev.jrxe.net.LinkMode;
 import dev.jrxe.net.Links;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.wire.IcrcSealer;
 import java.io.IOException;
 

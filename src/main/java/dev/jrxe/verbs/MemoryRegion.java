@@ -1,5 +1,6 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.ib.Rereg;
 import dev.jrxe.memory.MemoryException;
 import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.Region;
@@ -71,16 +72,16 @@ public final class MemoryRegion implements AutoCloseable {
      * {@code ibv_rereg_mr}: changes the region's protection domain ({@code Rereg.CHANGE_PD}),
      * access ({@code Rereg.CHANGE_ACCESS}) and/or memory ({@code Rereg.CHANGE_TRANSLATION}, with
      * {@code segment}); the keys stay the same. Everything is validated first: on error nothing
-     * has changed. Flags from {@link dev.jrxe.memory.Rereg}.
+     * has changed. Flags from {@link dev.jrxe.ib.Rereg}.
      */
     public synchronized void rereg(int flags, ProtectionDomain newPd, java.lang.foreign.MemorySegment segment,
                                    int newAccess) {
-        if ((flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0 && (newPd == null || newPd.device() != pd.device())) {
+        if ((flags & dev.jrxe.ib.Rereg.CHANGE_PD) != 0 && (newPd == null || newPd.device() != pd.device())) {
             throw VerbsException.einval("rereg to a protection domain of another device");
         }
-        int pdHandle = (flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0 ? newPd.handle() : 0;
+        int pdHandle = (flags & dev.jrxe.ib.Rereg.CHANGE_PD) != 0 ? newPd.handle() : 0;
         try {
-            if ((flags & dev.jrxe.memory.Rereg.CHANGE_TRANSLATION) != 0) {
+            if ((flags & dev.jrxe.ib.Rereg.CHANGE_TRANSLATION) != 0) {
                 if (segment == null) {
                     throw VerbsException.einval("rereg of the translation needs the new memory");
                 }
@@ -91,7 +92,7 @@ public final class MemoryRegion implements AutoCloseable {
         } catch (MemoryException e) {
             throw new VerbsException(e.errno(), e.getMessage());
         }
-        if ((flags & dev.jrxe.memory.Rereg.CHANGE_PD) != 0) {
+        if ((flags & dev.jrxe.ib.Rereg.CHANGE_PD) != 0) {
             pd = newPd;
         }
     }

@@ -4,7 +4,7 @@ import dev.jrxe.ib.MkeySendOps;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.memory.IndirectKeys;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.SendWqe;
 
 /**

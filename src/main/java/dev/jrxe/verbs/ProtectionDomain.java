@@ -1,5 +1,6 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.ib.Advice;
 import java.lang.foreign.MemorySegment;
 
 /** A protection domain ({@code ibv_pd}): the scope of memory keys, QPs and address handles. */
@@ -42,7 +43,7 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     /**
-     * {@code ibv_advise_mr}: prefetch ranges of ODP regions ({@link dev.jrxe.memory.Advice}
+     * {@code ibv_advise_mr}: prefetch ranges of ODP regions ({@link dev.jrxe.ib.Advice}
      * PREFETCH, PREFETCH_WRITE, PREFETCH_NO_FAULT); synchronous with {@code Advice.FLAG_FLUSH},
      * best effort in the background otherwise. Errnos as man ibv_advise_mr.
      */
@@ -111,7 +112,7 @@ public final class ProtectionDomain implements AutoCloseable {
         }
         synchronized (device) {
             if (device.engine().hasGsi()) {
-                throw new VerbsException(dev.jrxe.sys.Errno.EBUSY, "the device has its QP1 already");
+                throw new VerbsException(dev.jrxe.ib.Errno.EBUSY, "the device has its QP1 already");
             }
             return new QueuePair(this, attr, true);
         }

@@ -3,7 +3,7 @@ package dev.jrxe.verbs;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.SendOps;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.SendWqe;
 import java.lang.foreign.MemorySegment;
 

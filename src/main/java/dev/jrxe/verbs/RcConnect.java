@@ -3,7 +3,7 @@ package dev.jrxe.verbs;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpAttrMask;
 import dev.jrxe.ib.QpState;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 
 /**
  * Walks connected queue pairs (RC, and UC) RESET → INIT → RTR → RTS with the attributes rdma-core's

@@ -1,5 +1,6 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.ib.Access;
 import dev.jrxe.ib.WrOpcode;
 
 /**

@@ -1,6 +1,6 @@
 package dev.jrxe.verbs;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.RecvQueue;
 import dev.jrxe.transport.RecvWqe;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,7 +1,7 @@
 package dev.jrxe.verbs;
 
 import dev.jrxe.ib.QpType;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.SrdState;
 
 /**

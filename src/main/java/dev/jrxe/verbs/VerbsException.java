@@ -1,6 +1,6 @@
 package dev.jrxe.verbs;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 
 /** A verb failed; {@link #errno()} is what rdma-core would return for the same call. */
 public class VerbsException extends RuntimeException {

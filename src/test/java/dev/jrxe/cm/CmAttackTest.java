@@ -7,7 +7,7 @@ import dev.jrxe.cm.CmMessages.Rep;
 import dev.jrxe.cm.CmMessages.Req;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
@@ -228,7 +228,7 @@ class CmAttackTest {
                 .u24(CmMessages.SidrRep.QPN, 0x42).u32(CmMessages.SidrRep.QKEY, 0x80010000);
             raw.send(bad);
             CmEvent e = CmConnectTest.expect(ch, CmEventType.ADDR_ERROR);
-            assertThat(e.status()).isEqualTo(-dev.jrxe.sys.Errno.EINVAL);
+            assertThat(e.status()).isEqualTo(-dev.jrxe.ib.Errno.EINVAL);
             assertThat(qp.state()).as("a UD id's QP is its own").isEqualTo(dev.jrxe.ib.QpState.RTS);
             id.close();
             cq.close();

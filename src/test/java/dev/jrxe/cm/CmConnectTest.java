@@ -7,7 +7,7 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
@@ -98,7 +98,7 @@ class CmConnectTest {
                 CmId.AddrInfo ai = client.queryAddrinfo();
                 assertThat(ai).isEqualTo(new CmId.AddrInfo(p.a().address(), p.port()));
                 client.resolveAddrinfo("127.0.0.2", "not-a-port");
-                assertThat(expect(p.chb(), CmEventType.ADDRINFO_ERROR).status()).isEqualTo(-dev.jrxe.sys.Errno.EINVAL);
+                assertThat(expect(p.chb(), CmEventType.ADDRINFO_ERROR).status()).isEqualTo(-dev.jrxe.ib.Errno.EINVAL);
                 client.resolveAddr(0, ai.destAddr(), ai.destPort(), 2000);
                 expect(p.chb(), CmEventType.ADDR_RESOLVED);
                 client.resolveRoute(2000);

@@ -71,8 +71,8 @@ class CmFaultsTest {
                 for (int i = 0; i < 1000; i++) {
                     try (RdmaEndpoint c = RdmaClient.connect(b, a.address(), 7481);
                          RdmaEndpoint s = server.accept(Duration.ofSeconds(5))) {
-                        dev.jrxe.verbs.MemoryRegion mr = c.register(buf, dev.jrxe.memory.Access.LOCAL_WRITE);
-                        dev.jrxe.verbs.MemoryRegion smr = s.register(buf, dev.jrxe.memory.Access.LOCAL_WRITE);
+                        dev.jrxe.verbs.MemoryRegion mr = c.register(buf, dev.jrxe.ib.Access.LOCAL_WRITE);
+                        dev.jrxe.verbs.MemoryRegion smr = s.register(buf, dev.jrxe.ib.Access.LOCAL_WRITE);
                         s.qp().postRecv(new dev.jrxe.verbs.RecvWr(1).sge(buf.address(), 64, smr.lkey()));
                         dev.jrxe.verbs.SendWr w = new dev.jrxe.verbs.SendWr(1).sge(buf.address(), 64, mr.lkey());
                         c.qp().postSend(w);

@@ -1,5 +1,6 @@
 package dev.jrxe.memory;
 
+import dev.jrxe.ib.Access;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

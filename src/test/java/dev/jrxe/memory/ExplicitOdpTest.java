@@ -1,5 +1,6 @@
 package dev.jrxe.memory;
 
+import dev.jrxe.ib.Access;
 import dev.jrxe.sys.Mem;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,10 +1,11 @@
 package dev.jrxe.memory;
 
+import dev.jrxe.ib.Access;
 import static dev.jrxe.memory.TestSupport.KIB;
 import static dev.jrxe.memory.TestSupport.PD;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.AfterEach;

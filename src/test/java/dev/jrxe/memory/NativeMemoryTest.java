@@ -1,6 +1,7 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

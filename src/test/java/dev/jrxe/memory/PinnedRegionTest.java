@@ -1,6 +1,7 @@
 package dev.jrxe.memory;
 
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.sys.Mem;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

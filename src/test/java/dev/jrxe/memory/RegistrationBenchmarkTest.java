@@ -56,7 +56,7 @@ class RegistrationBenchmarkTest {
         assertThat(rows).hasSize(2);
         assertThat(rows.get(0).kind()).isEqualTo("pinned");
         assertThat(rows.get(0).failures()).isEqualTo(3);
-        assertThat(rows.get(0).errno()).isEqualTo(dev.jrxe.sys.Errno.ENOMEM);
+        assertThat(rows.get(0).errno()).isEqualTo(dev.jrxe.ib.Errno.ENOMEM);
         assertThat(rows.get(1).failures()).isZero();
         assertThat(rows.get(1).errno()).isZero();
     }

@@ -6,7 +6,7 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;

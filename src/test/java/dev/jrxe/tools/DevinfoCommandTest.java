@@ -295,7 +295,7 @@ class DevinfoCommandTest {
             // and it left the held device's socket alone: a second bind still fails
             assertThatThrownBy(() -> dev.jrxe.verbs.Device.open(dev.jrxe.verbs.DeviceConfig.of("again", IP).udpPort(udp)))
                 .isInstanceOfSatisfying(dev.jrxe.verbs.VerbsException.class,
-                    e -> assertThat(e.errno()).isEqualTo(dev.jrxe.sys.Errno.EADDRINUSE));
+                    e -> assertThat(e.errno()).isEqualTo(dev.jrxe.ib.Errno.EADDRINUSE));
         }
     }
 }

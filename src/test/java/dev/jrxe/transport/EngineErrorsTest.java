@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemoryKey;
 import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.NativeMemory;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.KeyTable;
 import dev.jrxe.memory.MemoryConfig;
 import dev.jrxe.memory.MemoryRegions;

@@ -3,7 +3,7 @@ package dev.jrxe.transport;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.memory.Region;

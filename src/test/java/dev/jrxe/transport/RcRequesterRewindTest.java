@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.wire.Aeth;
 import dev.jrxe.wire.Opcodes;
 import dev.jrxe.wire.PacketWriter;

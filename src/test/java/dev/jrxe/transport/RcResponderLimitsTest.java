@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.memory.Region;

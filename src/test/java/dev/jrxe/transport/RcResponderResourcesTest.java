@@ -2,7 +2,7 @@ package dev.jrxe.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.memory.Region;

@@ -8,7 +8,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
@@ -224,7 +224,7 @@ class FlushAtomicWriteTest {
                 atomicWrite(0, 0, 0).sge(f.bufA.address(), 8, f.mra.lkey())}) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> f.qa.postSend(bad))
                     .isInstanceOfSatisfying(PostException.class,
-                        e -> assertThat(e.errno()).isEqualTo(dev.jrxe.sys.Errno.EINVAL));
+                        e -> assertThat(e.errno()).isEqualTo(dev.jrxe.ib.Errno.EINVAL));
             }
             // both placements at once are one valid request (a bit mask, as rxe reads it)
             MemoryRegion mr = f.pdb.registerMemory(f.bufB.asSlice(0, 4096), Access.LOCAL_WRITE | Access.FLUSH_GLOBAL);

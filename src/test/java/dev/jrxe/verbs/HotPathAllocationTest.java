@@ -56,8 +56,8 @@ class HotPathAllocationTest {
             QpInitAttr ib = new QpInitAttr(dev.jrxe.ib.QpType.RC, cqb, cqb, new QpCap(64, 64, 2, 2, 64));
             f.qa = f.pda.createQp(ia);
             f.qb = f.pdb.createQp(ib);
-            int access = dev.jrxe.memory.Access.LOCAL_WRITE | dev.jrxe.memory.Access.REMOTE_WRITE
-                | dev.jrxe.memory.Access.REMOTE_READ | dev.jrxe.memory.Access.FLUSH_GLOBAL;
+            int access = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE
+                | dev.jrxe.ib.Access.REMOTE_READ | dev.jrxe.ib.Access.FLUSH_GLOBAL;
             new RcConnect().accessFlags(access).pair(f.qa, 1, f.qb, 2);
             MemoryRegion flushable = f.pdb.registerMemory(f.bufB.asSlice(32768, 4096), access);
             QpEx x = f.qa.ex();

@@ -8,8 +8,8 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.DisplayName;
@@ -323,9 +323,9 @@ class MemoryWindowTest {
             ProtectionDomain other = p.f.b.allocPd();
             // a window rests on its region's PD, rights and memory: moving any of them under it
             // would let the window's rkey reach another PD's memory
-            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.memory.Rereg.CHANGE_PD, other, null, 0))
+            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.ib.Rereg.CHANGE_PD, other, null, 0))
                 .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
-            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.memory.Rereg.CHANGE_ACCESS, null, null, Access.MW_BIND))
+            assertThatThrownBy(() -> p.mwMrB.rereg(dev.jrxe.ib.Rereg.CHANGE_ACCESS, null, null, Access.MW_BIND))
                 .isInstanceOfSatisfying(VerbsException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EBUSY));
             assertThat(p.mwMrB.pd()).isSameAs(p.f.pdb);
             assertThat(p.writeAtoB(p.mwMrB.addr(), mw.rkey(), 8).status).isEqualTo(WcStatus.SUCCESS);

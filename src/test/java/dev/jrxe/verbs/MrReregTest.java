@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
-import dev.jrxe.memory.Rereg;
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.Rereg;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 

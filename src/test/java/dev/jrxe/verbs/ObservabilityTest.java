@@ -7,7 +7,7 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;

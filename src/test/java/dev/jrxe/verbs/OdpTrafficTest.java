@@ -9,9 +9,9 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
@@ -219,9 +219,9 @@ class OdpTrafficTest {
             MemoryRegion odp = f.pda.registerMemory(odpMem, Access.ON_DEMAND | Access.LOCAL_WRITE);
             MemoryRegion rx = f.pdb.registerMemory(dst, Access.ON_DEMAND | Access.LOCAL_WRITE);
             for (int round = 0; round < 4; round++) {
-                int flags = round % 2 == 0 ? dev.jrxe.memory.Advice.FLAG_FLUSH : 0;
-                f.pda.adviseMr(dev.jrxe.memory.Advice.PREFETCH, flags, new Sge(odpMem.address(), 5000, odp.lkey()));
-                f.pdb.adviseMr(dev.jrxe.memory.Advice.PREFETCH_WRITE, flags, new Sge(dst.address(), 8000, rx.lkey()));
+                int flags = round % 2 == 0 ? dev.jrxe.ib.Advice.FLAG_FLUSH : 0;
+                f.pda.adviseMr(dev.jrxe.ib.Advice.PREFETCH, flags, new Sge(odpMem.address(), 5000, odp.lkey()));
+                f.pdb.adviseMr(dev.jrxe.ib.Advice.PREFETCH_WRITE, flags, new Sge(dst.address(), 8000, rx.lkey()));
                 fill(odpMem, 0, 5000, round);
                 fill(f.bufA, 0, 3000, round + 100);
                 SendWr s = new SendWr(2);

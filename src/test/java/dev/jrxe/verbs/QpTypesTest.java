@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.jrxe.ib.QpAttrMask;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.QpType;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -7,7 +7,7 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.transport.TransportCounters;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -260,7 +260,7 @@ class RcOperationsTest {
         try (RcFixture f = new RcFixture(16384)) {
             f.connect();
             MemoryRegion target = f.pdb.registerMemory(f.bufB.asSlice(8192, 4096),
-                dev.jrxe.memory.Access.LOCAL_WRITE | dev.jrxe.memory.Access.REMOTE_WRITE);
+                dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE);
             fill(f.bufA, 0, 3000, 12);
             f.qb.postRecv(new RecvWr(1).sge(f.bufB.address(), 3000, f.mrb.lkey()));
             SendWr s = new SendWr(1).sge(f.bufA.address(), 3000, f.mra.lkey());
@@ -274,7 +274,7 @@ class RcOperationsTest {
             assertThat(rc.wcFlags & WcFlags.WITH_INV).isZero();
             assertFilled(f.bufB, 0, 3000, 12);
             assertThat(f.qb.state()).isEqualTo(QpState.ERR);
-            assertThat(f.b.keys().lookup(target.rkey()).check(f.pdb.handle(), dev.jrxe.memory.Access.REMOTE_WRITE,
+            assertThat(f.b.keys().lookup(target.rkey()).check(f.pdb.handle(), dev.jrxe.ib.Access.REMOTE_WRITE,
                 f.bufB.address() + 8192, 4096)).isEqualTo(dev.jrxe.memory.MemStatus.OK);
         }
     }

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.WcFlags;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.MemStatus;
 import dev.jrxe.wire.Aeth;
 import dev.jrxe.wire.Opcodes;

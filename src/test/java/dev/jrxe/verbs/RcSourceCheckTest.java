@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.net.DropReason;
 import dev.jrxe.wire.Aeth;
 import dev.jrxe.wire.Opcodes;

@@ -6,7 +6,7 @@ import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

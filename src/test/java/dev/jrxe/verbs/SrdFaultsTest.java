@@ -145,7 +145,7 @@ class SrdFaultsTest {
                             qp.postSend(w);
                         } catch (PostException e) {
                             // the ring is full: slots free in ring order, after every older request
-                            assertThat(e.errno()).isEqualTo(dev.jrxe.sys.Errno.ENOMEM);
+                            assertThat(e.errno()).isEqualTo(dev.jrxe.ib.Errno.ENOMEM);
                             if (slot >= 0) {
                                 writeSlotBusy.clear(slot);
                             }
@@ -241,7 +241,7 @@ class SrdFaultsTest {
                     from.postSend(w);
                 } catch (PostException e) {
                     // SRD frees send slots in ring order: one slow request can keep the ring full
-                    assertThat(e.errno()).isEqualTo(dev.jrxe.sys.Errno.ENOMEM);
+                    assertThat(e.errno()).isEqualTo(dev.jrxe.ib.Errno.ENOMEM);
                     break;
                 }
                 recvAhead = false;

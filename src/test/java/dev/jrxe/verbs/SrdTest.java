@@ -12,7 +12,7 @@ import dev.jrxe.ib.WcFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

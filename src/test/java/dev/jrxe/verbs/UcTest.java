@@ -10,7 +10,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import dev.jrxe.transport.TransportCounters;
 import java.lang.foreign.ValueLayout;
 import java.util.HashSet;

@@ -8,7 +8,7 @@ import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.memory.Access;
+import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.memory.OdpCaps;
 import java.lang.foreign.MemorySegment;

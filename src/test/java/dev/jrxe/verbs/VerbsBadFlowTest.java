@@ -8,7 +8,7 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
-import dev.jrxe.sys.Errno;
+import dev.jrxe.ib.Errno;
 import org.junit.jupiter.api.Test;
 
 /** The errno expectations of rdma-core's test_qp, test_qpex and test_cq bad flows. */

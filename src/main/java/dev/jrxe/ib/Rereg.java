@@ -1,4 +1,4 @@
-package dev.jrxe.memory;
+package dev.jrxe.ib;
 
 /** {@code ibv_rereg_mr} flags, with rdma-core's values. */
 public final class Rereg {

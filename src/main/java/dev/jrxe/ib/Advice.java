@@ -1,4 +1,4 @@
-package dev.jrxe.memory;
+package dev.jrxe.ib;
 
 /** {@code ibv_advise_mr} advice values and flags, with rdma-core's values. */
 public final class Advice {

@@ -1,4 +1,4 @@
-package dev.jrxe.sys;
+package dev.jrxe.ib;
 
 /** Linux errno values, as rdma-core reports them. */
 public final class Errno {

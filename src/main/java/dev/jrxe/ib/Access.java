@@ -1,4 +1,4 @@
-package dev.jrxe.memory;
+package dev.jrxe.ib;
 
 /** Access flags, with the values of rdma-core's {@code enum ibv_access_flags}. */
 public final class Access {
