@@ -1,5 +1,6 @@
 package dev.jrxe.sim;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
 import java.io.PrintWriter;
@@ -77,8 +78,9 @@ public final class Simulation {
         try {
             for (int i = 0; i < settings.devices(); i++) {
                 int addr = 0x7F000002 + i;
-                devices.add(Device.open(DeviceConfig.of("sim" + i, "127.0.0." + (2 + i)).manualProgress()
-                    .clock(clock).seed(seed * 1000 + i + 1).link(net.attach(addr, 4791))));
+                DeviceConfig config = DeviceConfig.of("sim" + i, "127.0.0." + (2 + i)).manualProgress()
+                    .clock(clock).seed(seed * 1000 + i + 1);
+                devices.add(Device.open(Internals.withLink(config, net.attach(addr, 4791))));
             }
             work = SimWorkload.forSeed(seed, settings, trace, clock, devices);
             while (!work.done()) {
@@ -111,7 +113,7 @@ public final class Simulation {
         } finally {
             for (Device d : devices) {
                 for (int c = 0; c < dev.jrxe.transport.TransportCounters.count(); c++) {
-                    counters.merge(dev.jrxe.transport.TransportCounters.name(c), d.counters().get(c), Long::sum);
+                    counters.merge(dev.jrxe.transport.TransportCounters.name(c), Internals.transportCounters(d).get(c), Long::sum);
                 }
             }
             if (work != null) {

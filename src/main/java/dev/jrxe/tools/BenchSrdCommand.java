@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
@@ -194,8 +195,8 @@ public final class BenchSrdCommand implements Callable<Integer> {
                 received += n;
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            long again = srd ? a.counters().get(TransportCounters.SRD_RETRANSMITS)
-                : a.counters().get(TransportCounters.SENT_PKTS) - messages;
+            long again = srd ? Internals.transportCounters(a).get(TransportCounters.SRD_RETRANSMITS)
+                : Internals.transportCounters(a).get(TransportCounters.SENT_PKTS) - messages;
             Figures f = new Figures(srd ? "SRD" : "RC", faulty ? "faulty" : "clean", h.getValueAtPercentile(50),
                 h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), messages / seconds, again);
             qa.close();

@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
@@ -240,12 +241,12 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private void printCounters(Device d) {
-        TransportCounters c = d.counters();
+        TransportCounters c = Internals.transportCounters(d);
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < TransportCounters.count(); i++) {
             sb.append(String.format("  %-24s %d%n", TransportCounters.name(i), c.get(i)));
         }
-        LinkCounters l = d.link().counters();
+        LinkCounters l = Internals.link(d).counters();
         out.printf("counters of %s:%n%s", d.name(), sb);
         out.printf("  link: tx %d pkts / %d bytes, rx %d pkts / %d bytes", l.txPackets(), l.txBytes(),
             l.rxPackets(), l.rxBytes());

@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.Errno;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
@@ -299,7 +300,7 @@ abstract class PingpongCommand implements Callable<Integer> {
         if (watch == null) {
             Device d = device;
             watch = new CompletionWatch(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout,
-                () -> d.counters().get(dev.jrxe.transport.TransportCounters.RCVD_PKTS));
+                () -> Internals.transportCounters(d).get(dev.jrxe.transport.TransportCounters.RCVD_PKTS));
         }
         return watch;
     }

@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
@@ -174,14 +175,14 @@ final class RcSendPingpong {
     }
 
     private void close(PrintStream out, String side) {
-        TransportCounters c = dev.counters();
+        TransportCounters c = Internals.transportCounters(dev);
         StringBuilder sb = new StringBuilder("INFO " + side + " counters:");
         for (int i = 0; i < TransportCounters.count(); i++) {
             if (c.get(i) != 0) {
                 sb.append(' ').append(TransportCounters.name(i)).append('=').append(c.get(i));
             }
         }
-        LinkCounters l = dev.link().counters();
+        LinkCounters l = Internals.link(dev).counters();
         sb.append(String.format("; link tx %d pkts in %d calls, rx %d pkts in %d calls", l.txPackets(), l.txCalls(),
             l.rxPackets(), l.rxCalls()));
         sb.append("; thread CPU ms:");

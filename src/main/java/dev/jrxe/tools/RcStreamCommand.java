@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
@@ -322,7 +323,7 @@ public final class RcStreamCommand implements Callable<Integer> {
             "duplicate_request", "out_of_seq_request", "rcvd_rnr_err"}) {
             b.append(' ').append(c).append('=').append(dev.counters().get(c));
         }
-        LinkCounters l = dev.link().counters();
+        LinkCounters l = Internals.link(dev).counters();
         for (DropReason r : DropReason.values()) {
             if (l.drops(r) > 0) {
                 b.append(" drop_").append(r.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(l.drops(r));

@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcStatus;
@@ -161,7 +162,7 @@ final class RegBenchTraffic implements AutoCloseable {
         progress.accept("reg-bench: first touch, " + chunks + " chunks");
         MemorySegment target = NativeMemory.map(chunks * chunk);
         try {
-            long createdBefore = b.keys().counters().childrenCreated();
+            long createdBefore = Internals.keys(b).counters().childrenCreated();
             long[] cold = new long[chunks];
             long[] warm = new long[chunks];
             long[] extra = new long[chunks];
@@ -171,7 +172,7 @@ final class RegBenchTraffic implements AutoCloseable {
                 warm[i] = write(addr, writeBytes, implicit.rkey());
                 extra[i] = cold[i] - warm[i];
             }
-            long created = b.keys().counters().childrenCreated() - createdBefore;
+            long created = Internals.keys(b).counters().childrenCreated() - createdBefore;
             Arrays.sort(cold);
             Arrays.sort(warm);
             Arrays.sort(extra);

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link WorkCompletion}s; when the queue is empty it lets the calling thread drive the device
  * (receive, transmit, timers) instead of waiting for another thread to do it.
  */
-public final class CompletionQueue implements AutoCloseable, CompletionRing.Listener {
+public final class CompletionQueue implements AutoCloseable {
     private final Device device;
     private final CompletionChannel channel;
     private final CompletionRing ring;
@@ -31,7 +31,7 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
     CompletionQueue(Device device, int cqe, CompletionChannel channel, int wcFlags) {
         this.device = device;
         this.channel = channel;
-        this.ring = new CompletionRing(cqe, this);
+        this.ring = new CompletionRing(cqe, new RingEvents());
         this.wcFlags = Math.max(0, wcFlags);
         this.ex = wcFlags >= 0 ? new CqEx(this, wcFlags) : null;
     }
@@ -159,16 +159,19 @@ public final class CompletionQueue implements AutoCloseable, CompletionRing.List
         return ring.resize(cqe);
     }
 
-    @Override
-    public void onCompletionEvent(CompletionRing r) {
-        if (channel != null) {
-            channel.fire(this);
+    /** The ring's events, kept off the public type. */
+    private final class RingEvents implements CompletionRing.Listener {
+        @Override
+        public void onCompletionEvent(CompletionRing r) {
+            if (channel != null) {
+                channel.fire(CompletionQueue.this);
+            }
         }
-    }
 
-    @Override
-    public void onOverflow(CompletionRing r) {
-        device.cqOverflowed(this);
+        @Override
+        public void onOverflow(CompletionRing r) {
+            device.cqOverflowed(CompletionQueue.this);
+        }
     }
 
     /** {@code ibv_destroy_cq}: EBUSY while QPs use it. */

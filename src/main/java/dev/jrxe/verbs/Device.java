@@ -51,6 +51,37 @@ public final class Device implements AutoCloseable {
     /** Its counters' MBean, registered off the opening thread (the platform MBean server is slow to start). */
     private final java.util.concurrent.CompletableFuture<javax.management.ObjectName> mbean;
 
+    static {
+        dev.jrxe.internal.Internals.install(new dev.jrxe.internal.Internals.Verbs() {
+            @Override
+            public KeyTable keys(Device device) {
+                return device.keys;
+            }
+
+            @Override
+            public TransportCounters transportCounters(Device device) {
+                return device.engine.counters();
+            }
+
+            @Override
+            public Link link(Device device) {
+                return device.link;
+            }
+
+            @Override
+            public dev.jrxe.memory.Region region(MemoryRegion mr) {
+                return mr.region();
+            }
+
+            @Override
+            public DeviceConfig withLink(DeviceConfig config, Link link) {
+                return config.link(link);
+            }
+        });
+    }
+
+    private final DeviceCounters counterView;
+
     private Device(DeviceConfig config) {
         this.config = config;
         byte[] a = config.address.getAddress();
@@ -61,6 +92,7 @@ public final class Device implements AutoCloseable {
         this.link = config.link != null ? config.link : LinkFactory.open(config);
         this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
             new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed));
+        this.counterView = new DeviceCounters(engine.counters(), link.counters());
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
         this.mbean = dev.jrxe.Configuration.jmx() ? DeviceMBean.registerLater(this)
             : java.util.concurrent.CompletableFuture.completedFuture(null);
@@ -134,7 +166,7 @@ public final class Device implements AutoCloseable {
     }
 
     /** The device's memory keys (regions) and their ODP counters. */
-    public KeyTable keys() {
+    KeyTable keys() {
         return keys;
     }
 
@@ -385,13 +417,20 @@ public final class Device implements AutoCloseable {
         return events.poll();
     }
 
-    /** Transport counters with rxe's names. */
-    public TransportCounters counters() {
+    /**
+     * The device's counters by name: rxe's hw_counters ({@code rdma statistic}), jrxe's own, the
+     * link's. A live, read-only view.
+     */
+    public DeviceCounters counters() {
+        return counterView;
+    }
+
+    TransportCounters transportCounters() {
         return engine.counters();
     }
 
     /** The link (packets, bytes, drops by reason). */
-    public Link link() {
+    Link link() {
         return link;
     }
 
@@ -410,7 +449,7 @@ public final class Device implements AutoCloseable {
         if (Boolean.getBoolean("jrxe.dumpCounters")) {
             StringBuilder sb = new StringBuilder(config.name).append(" counters:");
             for (int i = 0; i < TransportCounters.count(); i++) {
-                sb.append(' ').append(TransportCounters.name(i)).append('=').append(counters().get(i));
+                sb.append(' ').append(TransportCounters.name(i)).append('=').append(engine.counters().get(i));
             }
             dev.jrxe.net.LinkCounters l = link.counters();
             sb.append(" | link tx=").append(l.txPackets()).append(" rx=").append(l.rxPackets());

@@ -111,7 +111,7 @@ public final class DeviceConfig {
     }
 
     /** A link to use instead of opening a UDP socket (the simulator's in-memory network). */
-    public DeviceConfig link(dev.jrxe.net.Link link) {
+    DeviceConfig link(dev.jrxe.net.Link link) {
         this.link = link;
         return this;
     }

@@ -35,7 +35,7 @@ final class DeviceMBean implements DynamicMBean {
     private final MBeanInfo info;
 
     DeviceMBean(Device dev) {
-        TransportCounters t = dev.counters();
+        TransportCounters t = dev.transportCounters();
         for (int i = 0; i < TransportCounters.count(); i++) {
             int c = i;
             attributes.put(TransportCounters.name(i), () -> t.get(c));

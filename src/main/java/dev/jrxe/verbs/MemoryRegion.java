@@ -64,7 +64,7 @@ public final class MemoryRegion implements AutoCloseable {
     }
 
     /** The memory layer's region (kind, counters). */
-    public Region region() {
+    Region region() {
         return region;
     }
 

@@ -1,5 +1,6 @@
 package dev.jrxe.cm;
 
+import dev.jrxe.internal.Internals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.verbs.Device;
@@ -30,8 +31,8 @@ class CmFaultsTest {
                     assertThat(s).as("connection %d", i).isNotNull();
                 }
             }
-            long retransmitted = a.link().counters().drops(dev.jrxe.net.DropReason.INJECTED)
-                + b.link().counters().drops(dev.jrxe.net.DropReason.INJECTED);
+            long retransmitted = Internals.link(a).counters().drops(dev.jrxe.net.DropReason.INJECTED)
+                + Internals.link(b).counters().drops(dev.jrxe.net.DropReason.INJECTED);
             assertThat(retransmitted).as("the faults really happened").isPositive();
         }
     }
@@ -82,7 +83,7 @@ class CmFaultsTest {
             }
             assertThat(a.liveQps()).as("QPs left on the server's device").isZero();
             assertThat(b.liveQps()).as("QPs left on the client's device").isZero();
-            assertThat(a.keys().size() + b.keys().size()).as("regions left").isZero();
+            assertThat(Internals.keys(a).size() + Internals.keys(b).size()).as("regions left").isZero();
             assertThat(openFds()).as("file descriptors: %s", fdTargets()).isEqualTo(fdsBefore);
         }
         long threadsAfter = Thread.getAllStackTraces().keySet().stream()

@@ -1,5 +1,6 @@
 package dev.jrxe.net;
 
+import dev.jrxe.internal.Internals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -128,7 +129,7 @@ class UdMulticastTest {
                         assertThat(dst).as("the GRH names the group").isEqualTo(GROUP.ipv4());
                     }
                     assertThat(wrongKey.poll(300)).as("another Q_Key").isNull();
-                    assertThat(wrongKey.dev.link().counters().drops(DropReason.BAD_QKEY)).isPositive();
+                    assertThat(Internals.link(wrongKey.dev).counters().drops(DropReason.BAD_QKEY)).isPositive();
                     assertThat(a.poll(100)).as("a is not attached").isNotNull(); // its own send completion
                     c.qp.detachMcast(GROUP, 0);
                     assertThatThrownBy(() -> c.qp.detachMcast(GROUP, 0))

@@ -78,8 +78,8 @@ class RcAckHoldTest {
             // ride with the answers (about one call per round trip, plus the rare probes)
             assertThat(lb.txCalls() - callsB).as("b: calls for %d packets", packetsB).isLessThan(packetsB * 3 / 4);
             assertThat(la.txCalls() - callsA).as("a: calls for %d packets", packetsA).isLessThan(packetsA * 3 / 4);
-            assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
-            assertThat(f.b.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
+            assertThat(f.a.transportCounters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
+            assertThat(f.b.transportCounters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
         }
     }
 
@@ -91,7 +91,7 @@ class RcAckHoldTest {
             for (int i = 0; i < 200; i++) {
                 f.qb.postRecv(rb);
             }
-            long acksBefore = f.b.counters().get(TransportCounters.SENT_PKTS);
+            long acksBefore = f.b.transportCounters().get(TransportCounters.SENT_PKTS);
             // a's own thread streams SENDs, taking completions only when 32 are outstanding
             java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
             Thread requester = Thread.ofPlatform().start(() -> {
@@ -122,13 +122,13 @@ class RcAckHoldTest {
             requester.join(30_000);
             assertThat(requester.isAlive()).isFalse();
             assertThat(failure.get()).isNull();
-            long acks = f.b.counters().get(TransportCounters.SENT_PKTS) - acksBefore;
+            long acks = f.b.transportCounters().get(TransportCounters.SENT_PKTS) - acksBefore;
             // Every message is acknowledged, by fewer ACKs than messages: those of a receive batch
             // coalesce, and lazily more (measured: 49-119 ACKs for 400 without lazy ACKs, 31-48
             // with them; the lazy policy itself is AckHoldTest's)
             assertThat(acks).as("ACKs for %d SENDs", MESSAGES).isPositive().isLessThan(MESSAGES);
-            assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
-            assertThat(f.b.counters().get(TransportCounters.DUPLICATE_REQUEST)).isZero();
+            assertThat(f.a.transportCounters().get(TransportCounters.COMPLETER_RETRY_ERR)).isZero();
+            assertThat(f.b.transportCounters().get(TransportCounters.DUPLICATE_REQUEST)).isZero();
         }
     }
 
@@ -195,7 +195,7 @@ class RcAckHoldTest {
                 }
                 assertThat(f.pollOk(f.cqa).opcode).isEqualTo(WcOpcode.SEND);
             }
-            assertThat(f.b.counters().get(TransportCounters.SENT_PKTS)).as("one ACK per message").isEqualTo(50);
+            assertThat(f.b.transportCounters().get(TransportCounters.SENT_PKTS)).as("one ACK per message").isEqualTo(50);
         }
     }
 }

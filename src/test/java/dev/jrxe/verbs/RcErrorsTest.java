@@ -132,14 +132,14 @@ class RcErrorsTest {
             s.sendFlags = SendFlags.SIGNALED;
             f.qa.postSend(s);
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.b.counters().get(TransportCounters.SEND_RNR_ERR) == 0 && System.nanoTime() < deadline) {
+            while (f.b.transportCounters().get(TransportCounters.SEND_RNR_ERR) == 0 && System.nanoTime() < deadline) {
                 f.quiet(f.cqa, 1);
             }
-            assertThat(f.b.counters().get(TransportCounters.SEND_RNR_ERR)).isPositive();
+            assertThat(f.b.transportCounters().get(TransportCounters.SEND_RNR_ERR)).isPositive();
             f.qb.postRecv(new RecvWr(1).sge(f.bufB.address(), 100, f.mrb.lkey()));
             f.pollOk(f.cqa);
             f.pollOk(f.cqb);
-            assertThat(f.a.counters().get(TransportCounters.RCVD_RNR_ERR)).isPositive();
+            assertThat(f.a.transportCounters().get(TransportCounters.RCVD_RNR_ERR)).isPositive();
         }
     }
 
@@ -150,7 +150,7 @@ class RcErrorsTest {
             SendWr s = new SendWr(1).sge(f.bufA.address(), 100, f.mra.lkey());
             f.qa.postSend(s);
             assertThat(f.poll(f.cqa).status).isEqualTo(WcStatus.RNR_RETRY_EXC_ERR);
-            assertThat(f.a.counters().get(TransportCounters.RETRY_RNR_EXCEEDED_ERR)).isEqualTo(1);
+            assertThat(f.a.transportCounters().get(TransportCounters.RETRY_RNR_EXCEEDED_ERR)).isEqualTo(1);
         }
     }
 
@@ -165,8 +165,8 @@ class RcErrorsTest {
             f.qa.postSend(write(f, 64, f.bufB.address(), f.mrb.rkey()));
             WorkCompletion w = f.poll(f.cqa);
             assertThat(w.status).isEqualTo(WcStatus.RETRY_EXC_ERR);
-            assertThat(f.a.counters().get(TransportCounters.RETRY_EXCEEDED_ERR)).isEqualTo(1);
-            assertThat(f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR)).isEqualTo(3);
+            assertThat(f.a.transportCounters().get(TransportCounters.RETRY_EXCEEDED_ERR)).isEqualTo(1);
+            assertThat(f.a.transportCounters().get(TransportCounters.COMPLETER_RETRY_ERR)).isEqualTo(3);
         }
     }
 

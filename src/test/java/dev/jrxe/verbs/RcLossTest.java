@@ -161,12 +161,12 @@ class RcLossTest {
             assertThat(f.qa.state()).isEqualTo(QpState.RTS);
             assertThat(f.qb.state()).isEqualTo(QpState.RTS);
             assertThat(f.a.link().counters().drops(DropReason.INJECTED)).isPositive();
-            assertThat(f.b.counters().get(TransportCounters.DUPLICATE_REQUEST)).isPositive();
+            assertThat(f.b.transportCounters().get(TransportCounters.DUPLICATE_REQUEST)).isPositive();
             System.out.printf("loss test: %d ops, a: retries %d seq-naks %d; b: duplicates %d out-of-seq %d%n", OPS,
-                f.a.counters().get(TransportCounters.COMPLETER_RETRY_ERR),
-                f.a.counters().get(TransportCounters.RCVD_SEQ_ERR),
-                f.b.counters().get(TransportCounters.DUPLICATE_REQUEST),
-                f.b.counters().get(TransportCounters.OUT_OF_SEQ_REQUEST));
+                f.a.transportCounters().get(TransportCounters.COMPLETER_RETRY_ERR),
+                f.a.transportCounters().get(TransportCounters.RCVD_SEQ_ERR),
+                f.b.transportCounters().get(TransportCounters.DUPLICATE_REQUEST),
+                f.b.transportCounters().get(TransportCounters.OUT_OF_SEQ_REQUEST));
         }
     }
 

@@ -247,8 +247,8 @@ class RcOperationsTest {
             for (int i = 0; i < n; i++) {
                 assertFilled(f.bufB, (long) i * size, size, i);
             }
-            assertThat(f.a.counters().get(TransportCounters.RDMA_SENDS)).isEqualTo(n);
-            assertThat(f.b.counters().get(TransportCounters.RDMA_RECVS)).isEqualTo(n);
+            assertThat(f.a.transportCounters().get(TransportCounters.RDMA_SENDS)).isEqualTo(n);
+            assertThat(f.b.transportCounters().get(TransportCounters.RDMA_RECVS)).isEqualTo(n);
             assertThat(f.qa.state()).isEqualTo(QpState.RTS);
         }
     }

@@ -58,14 +58,14 @@ class SrdAttackTest {
             int epoch = 0x1000;
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 10, epoch, 10, to, 64);
             assertThat(f.pollOk(f.cqb).srcQp).isEqualTo(RAW_QPN);
-            long stale = f.b.counters().get(TransportCounters.SRD_STALE);
+            long stale = f.b.transportCounters().get(TransportCounters.SRD_STALE);
             // a forger's other epochs, either half of the serial-number space: refused while the pair talks
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 10, epoch + 5, 10, to, 64);
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 10, epoch + (1 << 31), 10, to, 64);
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 11, epoch, 10, to, 64); // the real sender goes on
             assertThat(f.pollOk(f.cqb).srcQp).isEqualTo(RAW_QPN);
             assertThat(f.quiet(f.cqb, 50)).as("nothing of the forged epochs delivered").isTrue();
-            assertThat(f.b.counters().get(TransportCounters.SRD_STALE) - stale).isEqualTo(2);
+            assertThat(f.b.transportCounters().get(TransportCounters.SRD_STALE) - stale).isEqualTo(2);
             // a replay of PSN 10 in its own epoch is a duplicate: acknowledged, not delivered again
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 10, epoch, 10, to, 64);
             assertThat(f.quiet(f.cqb, 50)).isTrue();
@@ -78,10 +78,10 @@ class SrdAttackTest {
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 12, epoch, 12, to, 64);
             assertThat(f.quiet(f.cqb, 50)).as("the previous epoch is stale for good").isTrue();
             // a base more than the window ahead is no correct sender's: dropped, statuses kept
-            long oow = f.b.counters().get(TransportCounters.SRD_OUT_OF_WINDOW);
+            long oow = f.b.transportCounters().get(TransportCounters.SRD_OUT_OF_WINDOW);
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 500 + 1000, epoch + 7, 500 + 1000, to, 64);
             assertThat(f.quiet(f.cqb, 50)).isTrue();
-            assertThat(f.b.counters().get(TransportCounters.SRD_OUT_OF_WINDOW) - oow).isEqualTo(1);
+            assertThat(f.b.transportCounters().get(TransportCounters.SRD_OUT_OF_WINDOW) - oow).isEqualTo(1);
             send(raw, Opcodes.SRD_SEND, b.qpNum(), 500, epoch + 7, 500, to, 64); // still a duplicate
             assertThat(f.quiet(f.cqb, 50)).as("the window did not move: PSN 500 is still known").isTrue();
         }
@@ -103,13 +103,13 @@ class SrdAttackTest {
             RawPeer.Packet p = raw.await(k -> k.opcode() == Opcodes.SRD_SEND, 5000);
             assertThat(p).isNotNull();
             assertThat(p.psn()).isEqualTo(77);
-            long bad = f.a.counters().get(TransportCounters.SRD_BAD_RESPONSE);
+            long bad = f.a.transportCounters().get(TransportCounters.SRD_BAD_RESPONSE);
             ack(raw, a.qpNum(), p.psn(), p.srdEpoch() ^ 1, p.srdBase(), p.srdTimestamp(), A); // wrong epoch
             ack(raw, a.qpNum(), p.psn(), p.srdEpoch(), p.srdBase(), p.srdTimestamp() + 60_000_000, A); // future
             ack(raw, a.qpNum(), p.psn(), p.srdEpoch(), p.srdBase(), p.srdTimestamp() - 60_000_000, A); // ancient
             ack(raw, a.qpNum(), p.psn() + 50, p.srdEpoch(), p.srdBase(), p.srdTimestamp(), A); // never sent
             assertThat(f.quiet(f.cqa, 100)).as("no forged ACK completes the send").isTrue();
-            assertThat(f.a.counters().get(TransportCounters.SRD_BAD_RESPONSE) - bad).isEqualTo(4);
+            assertThat(f.a.transportCounters().get(TransportCounters.SRD_BAD_RESPONSE) - bad).isEqualTo(4);
             ack(raw, a.qpNum(), p.psn(), p.srdEpoch(), p.srdBase(), p.srdTimestamp(), A);
             WorkCompletion c = f.poll(f.cqa);
             assertThat(c.status).isEqualTo(WcStatus.SUCCESS);

@@ -199,8 +199,8 @@ class SrdFaultsTest {
                     }
                 }
                 assertThat(recvCompleted).isEqualTo(expectedRecvs);
-                long retransmits = f.a.counters().get(TransportCounters.SRD_RETRANSMITS);
-                long duplicates = f.b.counters().get(TransportCounters.SRD_DUPLICATES);
+                long retransmits = f.a.transportCounters().get(TransportCounters.SRD_RETRANSMITS);
+                long duplicates = f.b.transportCounters().get(TransportCounters.SRD_DUPLICATES);
                 System.out.printf("SRD 100k under faults: %d sends+writes, %d receives, %d retransmits, "
                     + "%d duplicates recognised, %d injected drops at A%n", total, recvCompleted, retransmits,
                     duplicates, f.a.link().counters().drops(dev.jrxe.net.DropReason.INJECTED));
@@ -306,10 +306,10 @@ class SrdFaultsTest {
                     .isGreaterThanOrEqualTo(after[badPath].timeouts() * 9 / 10);
                 assertThat(after[badPath].retransmits()).as("most retransmissions avoid it").isLessThan(retxElsewhere);
 
-                long rcBefore = f.a.counters().get(TransportCounters.SENT_PKTS);
+                long rcBefore = f.a.transportCounters().get(TransportCounters.SENT_PKTS);
                 // RC is given a tenth of the messages: go-back-N into a 30% lossy path is that slow
                 long rcNanos = stream(f, f.qa, f.qb, null, 400, 16);
-                long rcPackets = f.a.counters().get(TransportCounters.SENT_PKTS) - rcBefore;
+                long rcPackets = f.a.transportCounters().get(TransportCounters.SENT_PKTS) - rcBefore;
                 System.out.printf("RC on a path dropping 30%%: 400 messages in %d ms, %d packets (%d sent again), "
                     + "all from its one source port %d%n", rcNanos / 1_000_000, rcPackets, rcPackets - 400, rcPort);
                 assertThat(rcPackets).as("RC can only retransmit into its path").isGreaterThan(400);

@@ -136,7 +136,7 @@ class SrdScaleTest {
                 }
                 drain(f, f.cqa, 50, WcStatus.RETRY_EXC_ERR); // the others find no room, then give up
                 assertThat(SrdDv.contexts(one)[1]).isEqualTo(100);
-                assertThat(f.b.counters().get(TransportCounters.SRD_PEERS_FULL)).isPositive();
+                assertThat(f.b.transportCounters().get(TransportCounters.SRD_PEERS_FULL)).isPositive();
             }
             for (QueuePair s : senders) {
                 s.close();

@@ -53,7 +53,7 @@ class UcTest {
             RcFixture.fill(f.bufA, 16384, 5000, 3);
             recv(f, 0, 4096, 1);
             recv(f, 4096, 64, 2);
-            long bSentBefore = f.b.counters().get(TransportCounters.SENT_PKTS);
+            long bSentBefore = f.b.transportCounters().get(TransportCounters.SENT_PKTS);
             f.qa.postSend(send(f, 0, 4096, 10));
             SendWr wi = send(f, 8192, 3000, 11).rdma(f.bufB.address() + 65536, f.mrb.rkey());
             wi.opcode = WrOpcode.RDMA_WRITE_WITH_IMM;
@@ -81,21 +81,21 @@ class UcTest {
                 Thread.onSpinWait();
             }
             RcFixture.assertFilled(f.bufB, 131072, 5000, 3);
-            assertThat(f.b.counters().get(TransportCounters.SENT_PKTS)).as("UC never answers").isEqualTo(bSentBefore);
+            assertThat(f.b.transportCounters().get(TransportCounters.SENT_PKTS)).as("UC never answers").isEqualTo(bSentBefore);
         }
     }
 
     @Test
     void shouldDropAMessageWithoutReceiveWqeSilentlyAndTakeTheNextOne() {
         try (RcFixture f = uc(new RcFixture(1 << 16))) {
-            long dropped = f.b.counters().get(TransportCounters.UC_MSG_DROPPED);
+            long dropped = f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED);
             f.qa.postSend(send(f, 0, 2048, 1));
             f.pollOk(f.cqa); // "sent" is all UC can say
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.b.counters().get(TransportCounters.UC_MSG_DROPPED) == dropped && System.nanoTime() < deadline) {
+            while (f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED) == dropped && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).isEqualTo(dropped + 1);
+            assertThat(f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED)).isEqualTo(dropped + 1);
             recv(f, 0, 4096, 7);
             RcFixture.fill(f.bufA, 0, 2048, 9);
             f.qa.postSend(send(f, 0, 2048, 2));
@@ -109,16 +109,16 @@ class UcTest {
     @Test
     void shouldDropAWriteWithARefusedKeyAndStayUsable() {
         try (RcFixture f = uc(new RcFixture(1 << 16))) {
-            long refused = f.b.counters().get(TransportCounters.RKEY_OUT_OF_RANGE);
+            long refused = f.b.transportCounters().get(TransportCounters.RKEY_OUT_OF_RANGE);
             SendWr w = send(f, 0, 128, 1).rdma(f.bufB.address() + (1 << 16) - 64, f.mrb.rkey()); // runs past the MR
             w.opcode = WrOpcode.RDMA_WRITE;
             f.qa.postSend(w);
             f.pollOk(f.cqa);
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.b.counters().get(TransportCounters.RKEY_OUT_OF_RANGE) == refused && System.nanoTime() < deadline) {
+            while (f.b.transportCounters().get(TransportCounters.RKEY_OUT_OF_RANGE) == refused && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertThat(f.b.counters().get(TransportCounters.RKEY_OUT_OF_RANGE)).isEqualTo(refused + 1);
+            assertThat(f.b.transportCounters().get(TransportCounters.RKEY_OUT_OF_RANGE)).isEqualTo(refused + 1);
             assertThat(f.bufB.get(ValueLayout.JAVA_BYTE, (1 << 16) - 64)).isZero();
             recv(f, 0, 64, 3);
             f.qa.postSend(send(f, 0, 64, 2));
@@ -134,14 +134,14 @@ class UcTest {
             RcFixture.fill(f.bufA, 0, 512, 4);
             SendWr w = send(f, 0, 512, 1).rdma(f.bufB.address() + 8192, f.mrb.rkey());
             w.opcode = WrOpcode.RDMA_WRITE_WITH_IMM;
-            long dropped = f.b.counters().get(TransportCounters.UC_MSG_DROPPED);
+            long dropped = f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED);
             f.qa.postSend(w);
             f.pollOk(f.cqa);
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.b.counters().get(TransportCounters.UC_MSG_DROPPED) == dropped && System.nanoTime() < deadline) {
+            while (f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED) == dropped && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).isEqualTo(dropped + 1);
+            assertThat(f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED)).isEqualTo(dropped + 1);
             for (int i = 0; i < 512; i++) {
                 assertThat(f.bufB.get(ValueLayout.JAVA_BYTE, 8192 + i)).as("byte %d", i).isZero();
             }
@@ -152,7 +152,7 @@ class UcTest {
     void shouldCompleteATooLongSendWithALocalLengthErrorCountedNowhereElse() {
         try (RcFixture f = uc(new RcFixture(1 << 16))) {
             recv(f, 0, 1500, 5);
-            long dropped = f.b.counters().get(TransportCounters.UC_MSG_DROPPED);
+            long dropped = f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED);
             f.qa.postSend(send(f, 0, 4096, 1)); // four packets into 1500 bytes
             f.pollOk(f.cqa);
             WorkCompletion r = f.poll(f.cqb);
@@ -161,7 +161,7 @@ class UcTest {
             f.qa.postSend(send(f, 0, 4096, 2));
             f.pollOk(f.cqa);
             assertThat(f.pollOk(f.cqb).wrId).isEqualTo(6);
-            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).as("the error is its own report").isEqualTo(dropped);
+            assertThat(f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED)).as("the error is its own report").isEqualTo(dropped);
             assertThat(f.qb.state()).isEqualTo(QpState.RTS);
         }
     }
@@ -231,7 +231,7 @@ class UcTest {
             assertThat(done).isEqualTo(n);
             assertThat(delivered).isNotEmpty();
             assertThat(delivered.size()).isLessThan(n);
-            assertThat(f.b.counters().get(TransportCounters.UC_MSG_DROPPED)).isPositive();
+            assertThat(f.b.transportCounters().get(TransportCounters.UC_MSG_DROPPED)).isPositive();
         }
     }
 }

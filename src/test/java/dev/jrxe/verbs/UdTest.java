@@ -199,11 +199,11 @@ class UdTest {
     void shouldFailASendLongerThanThePortMtuLocally() {
         int mtu = dev.jrxe.ib.Mtu.bytes(f.a.activeMtu());
         try (AddressHandle ah = ahTo(f.pda, f.b)) {
-            long sentBefore = f.a.counters().get(TransportCounters.SENT_PKTS);
+            long sentBefore = f.a.transportCounters().get(TransportCounters.SENT_PKTS);
             ua.postSend(sendA(ah, 0, mtu + 1, QKEY));
             WorkCompletion s = f.poll(f.cqa);
             assertThat(s.status).isEqualTo(WcStatus.LOC_LEN_ERR);
-            assertThat(f.a.counters().get(TransportCounters.SENT_PKTS)).isEqualTo(sentBefore);
+            assertThat(f.a.transportCounters().get(TransportCounters.SENT_PKTS)).isEqualTo(sentBefore);
             // nothing was sent and the QP goes on: its other peers keep their service
             assertThat(ua.state()).isEqualTo(QpState.RTS);
             recvB(0, 40 + 8, 3);
@@ -253,15 +253,15 @@ class UdTest {
 
     @Test
     void shouldDropAndCountADatagramWithoutReceiveWqe() {
-        long before = f.b.counters().get(TransportCounters.UD_NO_RECV_WQE);
+        long before = f.b.transportCounters().get(TransportCounters.UD_NO_RECV_WQE);
         try (AddressHandle ah = ahTo(f.pda, f.b)) {
             ua.postSend(sendA(ah, 0, 8, QKEY));
             f.pollOk(f.cqa);
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (f.b.counters().get(TransportCounters.UD_NO_RECV_WQE) == before && System.nanoTime() < deadline) {
+            while (f.b.transportCounters().get(TransportCounters.UD_NO_RECV_WQE) == before && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertThat(f.b.counters().get(TransportCounters.UD_NO_RECV_WQE)).isEqualTo(before + 1);
+            assertThat(f.b.transportCounters().get(TransportCounters.UD_NO_RECV_WQE)).isEqualTo(before + 1);
             assertThat(ub.state()).isEqualTo(QpState.RTS);
         }
     }

@@ -1,0 +1,114 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.net.DropReason;
+import dev.jrxe.net.LinkCounters;
+import dev.jrxe.transport.TransportCounters;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A device's counters, read-only, by name: first Linux rxe's hw_counters ({@code sent_pkts},
+ * {@code rcvd_pkts}, {@code duplicate_request}, {@code retry_exceeded_err}, ... as
+ * {@code rdma statistic show} lists them), then jrxe's own (what the receive path refused, SRD's),
+ * then the link's ({@code link_tx_packets}, {@code link_rx_packets}, {@code link_tx_calls},
+ * {@code link_rx_calls}, {@code link_drop_<reason>}).
+ *
+ * <pre>{@code
+ * long resent = dev.counters().get("retry_exceeded_err");
+ * dev.counters().snapshot().forEach((name, value) -> System.out.println(name + " " + value));
+ * }</pre>
+ *
+ * <p>A live view: every {@link #get} reads the current value. Thread-safe: any thread may read
+ * while the device runs (each value is read on its own, so a snapshot is not atomic across names).
+ */
+public final class DeviceCounters {
+    private static final List<String> LINK_NAMES = linkNames();
+    private static final List<String> NAMES = allNames();
+
+    private final TransportCounters transport;
+    private final LinkCounters link;
+
+    DeviceCounters(TransportCounters transport, LinkCounters link) {
+        this.transport = transport;
+        this.link = link;
+    }
+
+    /** Every counter name, in a fixed order (rxe's first). */
+    public List<String> names() {
+        return NAMES;
+    }
+
+    /**
+     * The counter's current value.
+     *
+     * @throws IllegalArgumentException when no counter has that name
+     */
+    public long get(String name) {
+        long v = transport.get(name);
+        if (v >= 0) {
+            return v;
+        }
+        switch (name) {
+            case "link_tx_packets":
+                return link.txPackets();
+            case "link_rx_packets":
+                return link.rxPackets();
+            case "link_tx_calls":
+                return link.txCalls();
+            case "link_rx_calls":
+                return link.rxCalls();
+            default:
+                for (DropReason r : DropReason.values()) {
+                    if (name.equals(dropName(r))) {
+                        return link.drops(r);
+                    }
+                }
+                throw new IllegalArgumentException("no counter named " + name + "; names(): " + NAMES);
+        }
+    }
+
+    /** Every counter's value now, by name, in {@link #names()} order; the map is unmodifiable. */
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (String n : NAMES) {
+            m.put(n, get(n));
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        snapshot().forEach((n, v) -> {
+            if (v != 0) {
+                sb.append(sb.isEmpty() ? "" : " ").append(n).append('=').append(v);
+            }
+        });
+        return sb.toString();
+    }
+
+    private static String dropName(DropReason r) {
+        return "link_drop_" + r.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static List<String> linkNames() {
+        List<String> l = new ArrayList<>(List.of("link_tx_packets", "link_rx_packets", "link_tx_calls", "link_rx_calls"));
+        for (DropReason r : DropReason.values()) {
+            l.add(dropName(r));
+        }
+        return List.copyOf(l);
+    }
+
+    private static List<String> allNames() {
+        List<String> l = new ArrayList<>();
+        for (int i = 0; i < TransportCounters.count(); i++) {
+            l.add(TransportCounters.name(i));
+        }
+        l.addAll(LINK_NAMES);
+        return List.copyOf(l);
+    }
+}
