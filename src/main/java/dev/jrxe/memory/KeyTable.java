@@ -184,6 +184,21 @@ public final class KeyTable {
         return n;
     }
 
+    /** Keys (regions, windows, indirect keys) registered in this protection domain now. */
+    public synchronized int countForPd(int pdHandle) {
+        int n = 0;
+        for (int p = 0; p < pages.length(); p++) {
+            AtomicReferenceArray<MemoryKey> slots = pages.get(p);
+            for (int i = 0; slots != null && i < PAGE; i++) {
+                MemoryKey k = slots.get(i);
+                if (k != null && k.pdHandle() == pdHandle) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     /** Destroys every indirect key and memory window, then deregisters every region (device close). */
     public void deregisterAll() {
         List<Region> regions = new ArrayList<>();

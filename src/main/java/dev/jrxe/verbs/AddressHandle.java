@@ -21,6 +21,8 @@ public final class AddressHandle implements AutoCloseable {
         this.pd = pd;
         this.attr = attr.copy();
         pd.device().reserveAh();
+        pd.users.incrementAndGet();
+        pd.device().childCreated(this);
     }
 
     private static void check(Device device, AhAttr attr) {
@@ -65,6 +67,8 @@ public final class AddressHandle implements AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            pd.users.decrementAndGet();
+            pd.device().childClosed(this);
             pd.device().ahClosed();
         }
     }

@@ -74,6 +74,10 @@ public final class CompletionQueue implements AutoCloseable {
     }
 
     public int poll(WorkCompletion[] wc, int max) {
+        if (closed) {
+            throw new IllegalStateException("CQ is destroyed" + (device.isClosed() ? " (its device " + device.name()
+                + " was closed)" : ""));
+        }
         int n = take(wc, max);
         if (n == 0 && device.engine().driveFromApp()) {
             n = take(wc, max);
@@ -180,7 +184,7 @@ public final class CompletionQueue implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (users.get() > 0) {
+        if (users.get() > 0 && !device.isClosed()) {
             throw new VerbsException(Errno.EBUSY, "CQ still used by QPs");
         }
         closed = true;

@@ -296,7 +296,9 @@ public final class Device implements AutoCloseable {
             livePds.decrementAndGet();
             throw new VerbsException(Errno.ENOMEM, "too many protection domains");
         }
-        return new ProtectionDomain(this, nextPd.getAndIncrement());
+        ProtectionDomain pd = new ProtectionDomain(this, nextPd.getAndIncrement());
+        pds.add(pd);
+        return pd;
     }
 
     /** rxe's max_ah. */
@@ -315,8 +317,23 @@ public final class Device implements AutoCloseable {
         liveAhs.decrementAndGet();
     }
 
-    void pdClosed() {
+    void pdClosed(ProtectionDomain pd) {
+        pds.remove(pd);
         livePds.decrementAndGet();
+    }
+
+    /** What hangs off this device, closed with it in reverse order of kind (QPs first, PDs last). */
+    private final java.util.Set<ProtectionDomain> pds = ConcurrentHashMap.newKeySet();
+    private final java.util.Set<CompletionQueue> cqs = ConcurrentHashMap.newKeySet();
+    private final java.util.Set<AutoCloseable> pdChildren = ConcurrentHashMap.newKeySet();
+
+    /** An SRQ or address handle was created (closed with the device before its PD). */
+    void childCreated(AutoCloseable child) {
+        pdChildren.add(child);
+    }
+
+    void childClosed(AutoCloseable child) {
+        pdChildren.remove(child);
     }
 
     /** {@code ibv_create_comp_channel}. */
@@ -342,7 +359,9 @@ public final class Device implements AutoCloseable {
             liveCqs.decrementAndGet();
             throw new VerbsException(Errno.ENOMEM, "too many CQs");
         }
-        return new CompletionQueue(this, cqe, channel, wcFlags);
+        CompletionQueue cq = new CompletionQueue(this, cqe, channel, wcFlags);
+        cqs.add(cq);
+        return cq;
     }
 
     public CompletionQueue createCq(int cqe) {
@@ -387,6 +406,7 @@ public final class Device implements AutoCloseable {
     }
 
     void cqClosed(CompletionQueue cq) {
+        cqs.remove(cq);
         liveCqs.decrementAndGet();
     }
 
@@ -434,10 +454,26 @@ public final class Device implements AutoCloseable {
         return link;
     }
 
+    /** IllegalStateException once the device is closed: nothing of it may be used after. */
     void ensureOpen() {
         if (closed) {
-            throw new VerbsException(Errno.ENODEV, "device " + config.name + " is closed");
+            throw new IllegalStateException("device " + config.name + " is closed");
         }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** QPs of this PD not destroyed yet. */
+    int qpsOf(ProtectionDomain pd) {
+        int n = 0;
+        for (QueuePair qp : qps.values()) {
+            if (qp.pd() == pd) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override
@@ -461,9 +497,34 @@ public final class Device implements AutoCloseable {
             System.err.println(sb);
         }
         mbean.thenAccept(DeviceMBean::unregister); // at once, or when its registration ends
+        // as ibv_close_device releases a context's resources, in reverse order of dependence; each
+        // is closed for good (any later use throws IllegalStateException)
+        for (QueuePair qp : qps.values()) {
+            closeQuietly(qp);
+        }
+        for (AutoCloseable c : pdChildren) {
+            closeQuietly(c);
+        }
         engine.close();
-        // as ibv_close_device releases a context's resources: unpin and forget every region
+        // unpin and forget every region, window and indirect key
         keys.deregisterAll();
+        for (CompletionQueue cq : cqs) {
+            closeQuietly(cq);
+        }
+        for (ProtectionDomain pd : pds) {
+            closeQuietly(pd);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception | Error e) {
+            // one resource's failure must not keep the others open; the device is going anyway
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+        }
     }
 
     /** Translates the transport's events into verbs events. */

@@ -1,6 +1,7 @@
 package dev.jrxe.verbs;
 
 import dev.jrxe.ib.Advice;
+import dev.jrxe.ib.Errno;
 import java.lang.foreign.MemorySegment;
 
 /** A protection domain ({@code ibv_pd}): the scope of memory keys, QPs and address handles. */
@@ -27,7 +28,7 @@ public final class ProtectionDomain implements AutoCloseable {
         if (!segment.isNative()) {
             throw VerbsException.einval("memory regions need native memory");
         }
-        device.ensureOpen();
+        ensureOpen();
         return MemoryRegion.register(this, segment, access);
     }
 
@@ -38,7 +39,7 @@ public final class ProtectionDomain implements AutoCloseable {
 
     /** {@code ibv_reg_mr_iova2}. */
     public MemoryRegion registerMemory(long addr, long length, long iova, int access) {
-        device.ensureOpen();
+        ensureOpen();
         return MemoryRegion.register(this, addr, length, iova, access);
     }
 
@@ -48,7 +49,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * best effort in the background otherwise. Errnos as man ibv_advise_mr.
      */
     public void adviseMr(int advice, int flags, Sge... sges) {
-        device.ensureOpen();
+        ensureOpen();
         dev.jrxe.memory.PrefetchRange[] ranges = new dev.jrxe.memory.PrefetchRange[sges.length];
         for (int i = 0; i < sges.length; i++) {
             ranges[i] = new dev.jrxe.memory.PrefetchRange(sges[i].lkey, sges[i].addr,
@@ -66,7 +67,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * any other type fails with EINVAL.
      */
     public MemoryWindow allocMw(int type) {
-        device.ensureOpen();
+        ensureOpen();
         return MemoryWindow.alloc(this, type);
     }
 
@@ -77,7 +78,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * a multiple of 4 ({@link IndirectMemoryKey#maxEntries}).
      */
     public IndirectMemoryKey createIndirectKey(int flags, int maxEntries) {
-        device.ensureOpen();
+        ensureOpen();
         return IndirectMemoryKey.create(this, flags, maxEntries);
     }
 
@@ -86,13 +87,16 @@ public final class ProtectionDomain implements AutoCloseable {
      * least 1), srq_limit at most max_wr; EINVAL otherwise.
      */
     public SharedReceiveQueue createSrq(SharedReceiveQueue.Attr attr) {
-        device.ensureOpen();
-        return new SharedReceiveQueue(this, attr);
+        ensureOpen();
+        SharedReceiveQueue srq = new SharedReceiveQueue(this, attr);
+        users.incrementAndGet();
+        device.childCreated(srq);
+        return srq;
     }
 
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttr attr) {
-        device.ensureOpen();
+        ensureOpen();
         return new QueuePair(this, attr);
     }
 
@@ -106,7 +110,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * @throws VerbsException EBUSY when the device has its QP1 already; EINVAL unless {@code attr} is UD
      */
     public QueuePair createGsiQp(QpInitAttr attr) {
-        device.ensureOpen();
+        ensureOpen();
         if (attr.qpType != dev.jrxe.ib.QpType.UD) {
             throw VerbsException.einval("QP1 is a UD QP");
         }
@@ -123,7 +127,7 @@ public final class ProtectionDomain implements AutoCloseable {
      * ENOMEM past the device's {@code max_ah}.
      */
     public AddressHandle createAh(AhAttr attr) {
-        device.ensureOpen();
+        ensureOpen();
         return new AddressHandle(this, attr);
     }
 
@@ -136,13 +140,41 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     private boolean closed;
+    /** SRQs and address handles of this PD not destroyed yet (QPs and keys are counted where they live). */
+    final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
 
-    /** {@code ibv_dealloc_pd}; closing twice is harmless. */
+    /**
+     * {@code ibv_dealloc_pd}: EBUSY while a QP, SRQ, address handle, memory region, memory window
+     * or indirect key of this PD exists (rdma-core's rule: destroy them first); closing twice is
+     * harmless. {@link Device#close()} closes a device's PDs after everything in them.
+     */
     @Override
     public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            device.pdClosed();
+        if (closed) {
+            return;
+        }
+        if (!device.isClosed()) {
+            int qps = device.qpsOf(this);
+            int keys = device.keys().countForPd(handle);
+            int others = users.get();
+            if (qps + keys + others > 0) {
+                throw new VerbsException(Errno.EBUSY, "PD " + handle + " is in use by " + qps + " QP(s), " + keys
+                    + " memory key(s) and " + others + " SRQ(s)/address handle(s)");
+            }
+        }
+        closed = true;
+        device.pdClosed(this);
+    }
+
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /** IllegalStateException once this PD or its device is closed. */
+    private void ensureOpen() {
+        device.ensureOpen();
+        if (isClosed()) {
+            throw new IllegalStateException("PD " + handle + " is deallocated");
         }
     }
 }

@@ -42,7 +42,7 @@ public final class QueuePair implements AutoCloseable {
     final java.util.concurrent.locks.ReentrantLock sqLock = new java.util.concurrent.locks.ReentrantLock();
     /** Reused by {@link #bindMw} (under the send queue's lock). */
     private final SendWr bindWr = new SendWr(1);
-    private boolean closed;
+    private volatile boolean closed;
     private final QpEx ex;
     private final SharedReceiveQueue srq;
     /** The device's QP1: its Q_Key is the GSI one whatever a modify says. */
@@ -150,6 +150,14 @@ public final class QueuePair implements AutoCloseable {
      *
      * @throws VerbsException EINVAL when the QP was created without {@code sendOpsFlags}
      */
+    /** IllegalStateException once the QP, or its device, is closed. */
+    private void ensureUsable() {
+        if (closed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn)
+                + (device.isClosed() ? " was closed with its device " + device.name() : " is destroyed"));
+        }
+    }
+
     public QpEx ex() {
         if (ex == null) {
             throw VerbsException.einval("the QP was created without send_ops_flags");
@@ -192,6 +200,7 @@ public final class QueuePair implements AutoCloseable {
      * state.
      */
     public void modify(QpAttr attr, int mask) {
+        ensureUsable();
         device.engine().withEngine(() -> {
             int cur = qp.state();
             int next = (mask & QpAttrMask.STATE) != 0 ? attr.qpState : cur;
@@ -378,6 +387,7 @@ public final class QueuePair implements AutoCloseable {
      * send queue is full); the ones before it are posted.
      */
     public void postSend(SendWr wr) {
+        ensureUsable();
         int posted = 0;
         sqLock.lock();
         try {
@@ -658,6 +668,7 @@ public final class QueuePair implements AutoCloseable {
      * is full; stops at the first bad request.
      */
     public void postRecv(RecvWr wr) {
+        ensureUsable();
         if (qp.rq == null) {
             throw new PostException(Errno.EINVAL, "the QP takes its receives from an SRQ (post them there)", wr);
         }
@@ -776,7 +787,7 @@ public final class QueuePair implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (device.engine().multicast().attached(qp)) {
+        if (!device.isClosed() && device.engine().multicast().attached(qp)) {
             // uverbs: a QP still attached to a multicast group cannot be destroyed
             throw new VerbsException(Errno.EBUSY, "QP 0x" + Integer.toHexString(qp.qpn)
                 + " is attached to a multicast group (detach_mcast first)");

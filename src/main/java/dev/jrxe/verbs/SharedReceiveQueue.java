@@ -142,6 +142,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
             }
             closed = true;
         }
+        pd.users.decrementAndGet();
+        pd.device().childClosed(this);
         pd.device().srqClosed();
     }
 }
