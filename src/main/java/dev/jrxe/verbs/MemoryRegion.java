@@ -63,6 +63,38 @@ public final class MemoryRegion implements AutoCloseable {
         return region.access();
     }
 
+    /**
+     * The address of {@code [offset, offset + length)} of this region, checked to be inside it
+     * (for an implicit region, {@code offset} is the address itself).
+     *
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
+    public long addressAt(long offset, long length) {
+        long size = length();
+        if (size == -1) {
+            if (offset < 0 || length < 0) {
+                throw new IndexOutOfBoundsException("offset " + offset + ", length " + length);
+            }
+            return offset;
+        }
+        java.util.Objects.checkFromIndexSize(offset, length, size);
+        return addr() + offset;
+    }
+
+    /** The whole region as a buffer a peer can READ, WRITE or apply atomics to (with this rkey). */
+    public RemoteBuffer remote() {
+        return new RemoteBuffer(addr(), length(), rkey());
+    }
+
+    /**
+     * {@code [offset, offset + length)} of this region as a buffer for a peer.
+     *
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
+    public RemoteBuffer remote(long offset, long length) {
+        return new RemoteBuffer(addressAt(offset, length), length, rkey());
+    }
+
     /** The memory layer's region (kind, counters). */
     Region region() {
         return region;

@@ -404,16 +404,65 @@ public final class QueuePair implements AutoCloseable {
     }
 
     private void postOne(SendWr wr) {
+        int err = tryPostOne(wr);
+        if (err != 0) {
+            throw new PostException(err, verdict == QUEUE_FULL ? "send queue full (" + cap.maxSendWr + ")" : verdict, wr);
+        }
+    }
+
+    /**
+     * {@code ibv_post_send} without exceptions, for back-pressure on the hot path: posts the chain
+     * starting at {@code wr} and returns 0, or stops at the first request it cannot post and
+     * returns its errno (those before it are posted), as the C call's return value: ENOMEM when
+     * the send queue is full (poll the CQ and retry; this path allocates nothing), EINVAL for a
+     * bad request or state (why: {@link #lastError()}), EFAULT for unreadable inline data.
+     *
+     * <pre>{@code
+     * while (qp.trySend(wr) == Errno.ENOMEM) {
+     *     cq.poll(wc);               // make room: reap send completions
+     * }
+     * }</pre>
+     *
+     * @throws IllegalStateException when the QP or its device is closed
+     */
+    public int trySend(SendWr wr) {
+        ensureUsable();
+        int posted = 0;
+        int err = 0;
+        sqLock.lock();
+        try {
+            for (SendWr w = wr; w != null && err == 0; w = w.next) {
+                err = tryPostOne(w);
+                if (err == 0) {
+                    posted++;
+                }
+            }
+        } finally {
+            sqLock.unlock();
+            if (posted > 0) {
+                device.engine().kick();
+            }
+        }
+        return err;
+    }
+
+    /** Why the last post that returned or threw an errno refused ("queue full" for ENOMEM). */
+    public String lastError() {
+        return verdict;
+    }
+
+    /** Posts one request: 0 or an errno ({@link #verdict} says why, except for ENOMEM: nothing allocated). */
+    private int tryPostOne(SendWr wr) {
         int state = qp.state();
         if (!canPostSend(state)) {
-            throw new PostException(Errno.EINVAL, "post_send in state " + QpState.name(state), wr);
+            return reject(Errno.EINVAL, "post_send in state " + QpState.name(state));
         }
         if (wr.numSge < 0 || wr.numSge > wr.sgList.length) {
-            throw new PostException(Errno.EINVAL, "num_sge " + wr.numSge + " but " + wr.sgList.length + " SGEs", wr);
+            return reject(Errno.EINVAL, "num_sge " + wr.numSge + " but " + wr.sgList.length + " SGEs");
         }
         SendWqe w = qp.sq.claim();
         if (w == null) {
-            throw new PostException(Errno.ENOMEM, "send queue full (" + cap.maxSendWr + ")", wr);
+            return reject(Errno.ENOMEM, QUEUE_FULL);
         }
         int err = fill(w, wr);
         if (err == 0 && (type == QpType.UD || type == QpType.DRIVER)) {
@@ -423,15 +472,16 @@ public final class QueuePair implements AutoCloseable {
             err = checkWqe(w);
         }
         if (err != 0) {
-            throw new PostException(err, verdict, wr);
+            return err;
         }
         if (copyInline(w) != 0) {
-            throw new PostException(Errno.EFAULT, "inline data not readable", wr);
+            return reject(Errno.EFAULT, "inline data not readable");
         }
         qp.sq.publish();
         if (wr.opcode == WrOpcode.BIND_MW) {
             wr.mw.posted(w.rkey);
         }
+        return 0;
     }
 
     /** Copies a classic work request into its WQE; 0 or an errno (with {@link #verdict}). */
@@ -672,19 +722,54 @@ public final class QueuePair implements AutoCloseable {
         if (qp.rq == null) {
             throw new PostException(Errno.EINVAL, "the QP takes its receives from an SRQ (post them there)", wr);
         }
+        RecvWr bad = postRecvChain(wr);
+        if (bad != null) {
+            throw new PostException(recvErrno, verdict == QUEUE_FULL ? "receive queue full (" + cap.maxRecvWr + ")"
+                : verdict, bad);
+        }
+    }
+
+    /**
+     * {@code ibv_post_recv} without exceptions: 0 when the whole chain was posted, else the errno
+     * of the first request that was not (those before it are posted): ENOMEM when the receive
+     * queue is full (allocates nothing), EINVAL in RESET, with too many SGEs or on a QP whose
+     * receives come from an SRQ ({@link #lastError()} says why).
+     *
+     * @throws IllegalStateException when the QP or its device is closed
+     */
+    public int tryRecv(RecvWr wr) {
+        ensureUsable();
+        if (qp.rq == null) {
+            return reject(Errno.EINVAL, "the QP takes its receives from an SRQ (post them there)");
+        }
+        return postRecvChain(wr) == null ? 0 : recvErrno;
+    }
+
+    private int recvErrno;
+    /** The verdict of a full queue: a constant, so that back-pressure allocates nothing. */
+    private static final String QUEUE_FULL = "queue full";
+
+    /** Posts the chain; null, or the first request not posted (its errno in {@link #recvErrno}). */
+    private RecvWr postRecvChain(RecvWr wr) {
+        RecvWr bad = null;
         synchronized (qp.rq) {
             for (RecvWr r = wr; r != null; r = r.next) {
                 int state = qp.state();
                 if (state == QpState.RESET) {
-                    throw new PostException(Errno.EINVAL, "post_recv in RESET", r);
+                    recvErrno = reject(Errno.EINVAL, "post_recv in RESET");
+                    bad = r;
+                    break;
                 }
                 if (r.numSge < 0 || r.numSge > cap.maxRecvSge || r.numSge > r.sgList.length) {
-                    throw new PostException(Errno.EINVAL, "num_sge " + r.numSge + " > max_recv_sge "
-                        + cap.maxRecvSge, r);
+                    recvErrno = reject(Errno.EINVAL, "num_sge " + r.numSge + " > max_recv_sge " + cap.maxRecvSge);
+                    bad = r;
+                    break;
                 }
                 RecvWqe w = qp.rq.claim();
                 if (w == null) {
-                    throw new PostException(Errno.ENOMEM, "receive queue full (" + cap.maxRecvWr + ")", r);
+                    recvErrno = reject(Errno.ENOMEM, QUEUE_FULL);
+                    bad = r;
+                    break;
                 }
                 r.copyInto(w);
                 qp.rq.publish();
@@ -693,6 +778,7 @@ public final class QueuePair implements AutoCloseable {
         if (qp.state() == QpState.ERR) {
             device.engine().kick();
         }
+        return bad;
     }
 
     /**

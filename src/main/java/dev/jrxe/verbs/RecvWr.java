@@ -18,6 +18,15 @@ public final class RecvWr {
         }
     }
 
+    /**
+     * One SGE over {@code [offset, offset + length)} of {@code mr}, checked against the region.
+     *
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
+    public RecvWr sge(MemoryRegion mr, long offset, int length) {
+        return sge(mr.addressAt(offset, length), length, mr.lkey());
+    }
+
     public RecvWr sge(long addr, int length, int lkey) {
         sgList[0].set(addr, length, lkey);
         numSge = 1;

@@ -60,6 +60,58 @@ public final class SendWr {
         }
     }
 
+    /**
+     * Back to a new request's state (SEND, no flags, no SGEs, every field zero, no chain), so one
+     * object serves any operation without allocating; the SGE objects are kept.
+     */
+    public SendWr reset() {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        sendFlags = 0;
+        numSge = 0;
+        immData = 0;
+        invalidateRkey = 0;
+        remoteAddr = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        mw = null;
+        bindMr = null;
+        bindAddr = 0;
+        bindLength = 0;
+        bindAccess = 0;
+        flushType = 0;
+        flushLevel = 0;
+        flushLength = 0;
+        atomicWriteValue = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
+        next = null;
+        for (Sge s : sgList) {
+            s.set(0, 0, 0);
+        }
+        return this;
+    }
+
+    /**
+     * One SGE over {@code [offset, offset + length)} of {@code mr}, checked against the region.
+     *
+     * @throws IndexOutOfBoundsException when the range is not inside the region
+     */
+    public SendWr sge(MemoryRegion mr, long offset, int length) {
+        sgList[0].set(mr.addressAt(offset, length), length, mr.lkey());
+        numSge = 1;
+        return this;
+    }
+
+    /** The RDMA target: a peer's buffer ({@link RemoteBuffer#at} for a part of it). */
+    public SendWr remote(RemoteBuffer buffer) {
+        remoteAddr = buffer.address();
+        rkey = buffer.rkey();
+        return this;
+    }
+
     /** Convenience: one SGE. */
     public SendWr sge(long addr, int length, int lkey) {
         sgList[0].set(addr, length, lkey);
