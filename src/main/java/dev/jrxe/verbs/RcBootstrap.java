@@ -1,0 +1,151 @@
+package dev.jrxe.verbs;
+
+import dev.jrxe.ib.Errno;
+import dev.jrxe.ib.QpState;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Connects an RC or UC QP to a peer the way ibv_rc_pingpong does: over a TCP socket each side
+ * sends its {@link RcPeer} (52 bytes), the server moves its QP to RTS before it answers, the
+ * client moves to RTS after reading the answer and sends "done". Either side can be the C tool.
+ *
+ * <pre>{@code
+ * // server                                          // client
+ * RcPeer c = RcBootstrap.accept(qp,                  RcPeer s = RcBootstrap.connect(qp,
+ *     new InetSocketAddress("127.0.0.2", 18515),         new InetSocketAddress("127.0.0.2", 18515),
+ *     Duration.ofSeconds(10));                           Duration.ofSeconds(10));
+ * }</pre>
+ *
+ * <p>The QP may be in RESET (it is moved to INIT first) or INIT; its first PSN is random. Both
+ * devices must use the same UDP port (a jrxe device sends to the port it listens on). Blocking;
+ * call from any thread, one exchange per QP.
+ */
+public final class RcBootstrap {
+    private static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
+
+    private RcBootstrap() {
+    }
+
+    /**
+     * Server side: accepts one client on {@code listen}, reads its address, moves {@code qp} to
+     * RTS toward it (RcConnect's defaults), answers with this side's and waits for "done".
+     *
+     * @throws IOException            on a socket error, or when no client completes the exchange within
+     *                                {@code timeout}
+     * @throws VerbsException         EINVAL when the peer's UDP port differs from this device's
+     */
+    public static RcPeer accept(QueuePair qp, InetSocketAddress listen, Duration timeout) throws IOException {
+        return accept(qp, listen, timeout, new RcConnect());
+    }
+
+    /** {@link #accept(QueuePair, InetSocketAddress, Duration)} with these QP attributes. */
+    public static RcPeer accept(QueuePair qp, InetSocketAddress listen, Duration timeout, RcConnect how)
+        throws IOException {
+        RcPeer me = prepare(qp, how);
+        int millis = millis(timeout);
+        try (ServerSocket ss = new ServerSocket()) {
+            ss.setReuseAddress(true);
+            ss.bind(listen);
+            ss.setSoTimeout(millis);
+            try (Socket s = ss.accept()) {
+                s.setSoTimeout(millis);
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                RcPeer peer = read(in);
+                toRts(qp, me, peer, how);
+                s.getOutputStream().write(me.encode());
+                in.readFully(new byte[DONE.length]);
+                return peer;
+            }
+        } catch (SocketTimeoutException e) {
+            throw new SocketTimeoutException("no client completed the exchange on " + listen + " within " + timeout);
+        }
+    }
+
+    /**
+     * Client side: connects to {@code server} (retrying every 100 ms while it is not listening
+     * yet, up to {@code timeout}), sends this side's address, reads the server's, moves {@code qp}
+     * to RTS and says "done".
+     *
+     * @throws IOException    when the server cannot be reached or answer within {@code timeout}
+     * @throws VerbsException EINVAL when the peer's UDP port differs from this device's
+     */
+    public static RcPeer connect(QueuePair qp, InetSocketAddress server, Duration timeout) throws IOException {
+        return connect(qp, server, timeout, new RcConnect());
+    }
+
+    /** {@link #connect(QueuePair, InetSocketAddress, Duration)} with these QP attributes. */
+    public static RcPeer connect(QueuePair qp, InetSocketAddress server, Duration timeout, RcConnect how)
+        throws IOException {
+        RcPeer me = prepare(qp, how);
+        int millis = millis(timeout);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        IOException last = null;
+        while (true) {
+            Socket s = new Socket();
+            try (s) {
+                s.connect(server, millis);
+                s.setSoTimeout(millis);
+                s.getOutputStream().write(me.encode());
+                RcPeer peer = read(new DataInputStream(s.getInputStream()));
+                toRts(qp, me, peer, how);
+                s.getOutputStream().write(DONE);
+                return peer;
+            } catch (java.net.ConnectException e) {
+                last = e; // not listening yet
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IOException("cannot reach " + server + " within " + timeout + " (" + last.getMessage() + ")");
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while connecting to " + server);
+            }
+        }
+    }
+
+    private static int millis(Duration timeout) {
+        long ms = timeout.toMillis();
+        if (ms <= 0) {
+            throw new IllegalArgumentException("timeout " + timeout);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, ms);
+    }
+
+    private static RcPeer prepare(QueuePair qp, RcConnect how) {
+        if (qp.state() == QpState.RESET) {
+            how.toInit(qp);
+        }
+        if (qp.state() != QpState.INIT) {
+            throw new VerbsException(Errno.EINVAL, "QP 0x" + Integer.toHexString(qp.qpNum()) + " is in "
+                + QpState.name(qp.state()) + "; a bootstrap starts from RESET or INIT");
+        }
+        return RcPeer.of(qp, ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+
+    private static RcPeer read(DataInputStream in) throws IOException {
+        byte[] msg = new byte[RcPeer.BYTES];
+        in.readFully(msg);
+        try {
+            return RcPeer.decode(msg);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    private static void toRts(QueuePair qp, RcPeer me, RcPeer peer, RcConnect how) {
+        if (peer.udpPort() != me.udpPort()) {
+            throw new VerbsException(Errno.EINVAL, "the peer's device uses UDP port " + peer.udpPort() + ", this one "
+                + me.udpPort() + ": both must use the same (a jrxe device sends to the port it listens on)");
+        }
+        how.toRts(qp, me.psn(), peer.gid(), peer.qpn(), peer.psn());
+    }
+}
