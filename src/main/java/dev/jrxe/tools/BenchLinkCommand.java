@@ -1,6 +1,6 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.net.LinkBench;
+import dev.jrxe.tools.LinkBench;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;

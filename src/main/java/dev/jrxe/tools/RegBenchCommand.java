@@ -2,8 +2,8 @@ package dev.jrxe.tools;
 
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.memory.RegionKind;
-import dev.jrxe.memory.RegistrationBenchmark;
-import dev.jrxe.memory.RegistrationBenchmark.Row;
+import dev.jrxe.tools.RegistrationBenchmark;
+import dev.jrxe.tools.RegistrationBenchmark.Row;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.memory.RegistrationBenchmark.Row;
+import dev.jrxe.tools.RegistrationBenchmark.Row;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.jrxe.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.jrxe.memory.RegistrationBenchmark;
-import dev.jrxe.memory.RegistrationBenchmark.Row;
+import dev.jrxe.tools.RegistrationBenchmark;
+import dev.jrxe.tools.RegistrationBenchmark.Row;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;

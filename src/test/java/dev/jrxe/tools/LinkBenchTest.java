@@ -1,4 +1,5 @@
-package dev.jrxe.net;
+package dev.jrxe.tools;
+
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,7 @@
-package dev.jrxe.memory;
+package dev.jrxe.tools;
+
+import dev.jrxe.memory.RegionKind;
+import dev.jrxe.memory.MemoryConfig;
 
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +67,7 @@ class RegistrationBenchmarkTest {
     @Test
     void shouldReadTheResidentSetSize() {
         long statm = RegistrationBenchmark.rssKib();
-        long status = TestSupport.statusKib("VmRSS");
+        long status = vmRssKib();
         assertThat(statm).isPositive();
         assertThat((double) statm).isCloseTo(status, org.assertj.core.data.Percentage.withPercentage(10));
     }
@@ -84,5 +87,19 @@ class RegistrationBenchmarkTest {
                 .containsExactly("direct", "direct", "scoped", "scoped", "kernel", "kernel");
         assertThat(rows).allSatisfy(r -> assertThat(r.nsPerCopy()).isPositive());
         assertThat(RegistrationBenchmark.firstTouch(4)).hasSize(2);
+    }
+
+    /** VmRSS from /proc/self/status, the second source the statm reading is checked against. */
+    private static long vmRssKib() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.substring(6).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        throw new IllegalStateException("VmRSS not found");
     }
 }

@@ -1,4 +1,12 @@
-package dev.jrxe.memory;
+package dev.jrxe.tools;
+
+import dev.jrxe.memory.KeyTable;
+import dev.jrxe.memory.MemoryConfig;
+import dev.jrxe.memory.MemoryException;
+import dev.jrxe.memory.MemoryRegions;
+import dev.jrxe.memory.NativeMemory;
+import dev.jrxe.memory.Region;
+import dev.jrxe.memory.RegionKind;
 
 import dev.jrxe.ib.Access;
 import dev.jrxe.sys.Mem;
@@ -30,6 +38,11 @@ import java.util.function.Consumer;
  * each access path and of first touch on implicit ODP.
  */
 public final class RegistrationBenchmark {
+    /** The size of an implicit ODP child (memory's OdpChunk): one first touch per chunk. */
+    private static final long ODP_CHUNK = 1L << 21;
+    /** The protection-domain handle every region here is registered with; copies go through the key check. */
+    private static final int PD = 1;
+
     public static final long[] DEFAULT_SIZES = {4L << 10, 64L << 10, 1L << 20, 16L << 20, 64L << 20, 256L << 20,
             1L << 30};
     public static final String CSV_HEADER =
@@ -289,11 +302,11 @@ public final class RegistrationBenchmark {
                     for (int round = 0; round < 6; round++) { // round 0 warms up; best of the rest
                         long t0 = System.nanoTime();
                         for (int i = 0; i < iterations; i++) {
-                            r.read(base + (i & 15) * size, buffer, 0, size);
+                            r.read(PD, 0, base + (i & 15) * size, buffer, 0, size);
                         }
                         long t1 = System.nanoTime();
                         for (int i = 0; i < iterations; i++) {
-                            r.write(base + (i & 15) * size, buffer, 0, size);
+                            r.write(PD, Access.LOCAL_WRITE, base + (i & 15) * size, buffer, 0, size);
                         }
                         long t2 = System.nanoTime();
                         if (round > 0) {
@@ -323,26 +336,26 @@ public final class RegistrationBenchmark {
      */
     public static List<TouchRow> firstTouch(int chunks) {
         KeyTable table = new KeyTable(MemoryConfig.fromConfiguration());
-        MemorySegment mem = NativeMemory.map(chunks * OdpChunk.SIZE);
+        MemorySegment mem = NativeMemory.map(chunks * ODP_CHUNK);
         MemorySegment src = Arena.ofAuto().allocate(4096);
         try {
             Region r = MemoryRegions.registerImplicit(table, 1, Access.LOCAL_WRITE);
             for (int i = 0; i < chunks; i++) { // compile the cold path on another chunk range first
-                MemorySegment scratch = NativeMemory.map(OdpChunk.SIZE);
-                r.write(scratch.address(), src, 0, 4096);
-                r.write(scratch.address(), src, 0, 4096);
+                MemorySegment scratch = NativeMemory.map(ODP_CHUNK);
+                r.write(PD, Access.LOCAL_WRITE, scratch.address(), src, 0, 4096);
+                r.write(PD, Access.LOCAL_WRITE, scratch.address(), src, 0, 4096);
                 NativeMemory.unmap(scratch);
             }
             long[] cold = new long[chunks];
             long[] warm = new long[chunks];
             for (int i = 0; i < chunks; i++) {
                 long t0 = System.nanoTime();
-                r.write(mem.address() + i * OdpChunk.SIZE, src, 0, 4096);
+                r.write(PD, Access.LOCAL_WRITE, mem.address() + i * ODP_CHUNK, src, 0, 4096);
                 cold[i] = System.nanoTime() - t0;
             }
             for (int i = 0; i < chunks; i++) {
                 long t0 = System.nanoTime();
-                r.write(mem.address() + i * OdpChunk.SIZE, src, 0, 4096);
+                r.write(PD, Access.LOCAL_WRITE, mem.address() + i * ODP_CHUNK, src, 0, 4096);
                 warm[i] = System.nanoTime() - t0;
             }
             Arrays.sort(cold);

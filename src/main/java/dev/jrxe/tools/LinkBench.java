@@ -1,4 +1,12 @@
-package dev.jrxe.net;
+package dev.jrxe.tools;
+
+import dev.jrxe.net.DatagramHandler;
+import dev.jrxe.net.DatagramSealer;
+import dev.jrxe.net.Link;
+import dev.jrxe.net.LinkConfig;
+import dev.jrxe.net.LinkCounters;
+import dev.jrxe.net.LinkMode;
+import dev.jrxe.net.Links;
 
 import java.io.BufferedReader;
 import java.io.IOException;
