@@ -159,6 +159,32 @@ public final class Configuration {
         return v == null ? JMX_DEFAULT : Boolean.parseBoolean(v);
     }
 
+    // ---------------------------------------------------------------- diagnostics
+
+    /** Prints every RC responder and completer decision to stderr (very verbose; debugging only). */
+    public static final String TRACE_PROP = "jrxe.trace";
+    public static final boolean TRACE_DEFAULT = false;
+
+    public static boolean trace() {
+        return Boolean.getBoolean(TRACE_PROP);
+    }
+
+    /** Prints unexpected transport errors (a QP moved to ERR by an exception) to stderr; implied by jrxe.trace. */
+    public static final String TRACE_ERRORS_PROP = "jrxe.traceErrors";
+    public static final boolean TRACE_ERRORS_DEFAULT = false;
+
+    public static boolean traceErrors() {
+        return trace() || Boolean.getBoolean(TRACE_ERRORS_PROP);
+    }
+
+    /** Prints a device's counters (transport and link) to stderr when it closes. */
+    public static final String DUMP_COUNTERS_PROP = "jrxe.dumpCounters";
+    public static final boolean DUMP_COUNTERS_DEFAULT = false;
+
+    public static boolean dumpCounters() {
+        return Boolean.getBoolean(DUMP_COUNTERS_PROP);
+    }
+
     /** Idle rounds the background thread spins before it sleeps in the kernel. */
     public static final String ENGINE_SPIN_ROUNDS_PROP = "jrxe.engine.spinRounds";
     public static final int ENGINE_SPIN_ROUNDS_DEFAULT = 64;

@@ -9,7 +9,8 @@ import dev.jrxe.wire.Psn;
  * without ever keeping a requester that waits for its send completions waiting long.
  *
  * <p>Eager (the start): the ACK waits for packets that leave anyway, typically the application's
- * answer to the message (one {@code sendmmsg} for both), at most {@code jrxe.engine.ackHoldNanos}.
+ * answer to the message (one {@code sendmmsg} for both), at most {@code jrxe.engine.ackHoldNanos}
+ * longer than it would have waited otherwise (counted from the end of the cycle that kept it).
  * Every {@link #FIRST_PROBE} ACKs (backing off to {@link #MAX_PROBE} while the answer is no) it is
  * held over the answer instead, to learn whether the requester waits for it.
  *
@@ -44,6 +45,16 @@ final class AckHold {
     long since;
     /** Engine clock when the newest did. */
     long lastMessage;
+    /**
+     * Clock when the eager hold began: the end of the cycle that first kept the ACK, i.e. when it
+     * would otherwise have left. The hold's budget is the delay it adds, so it does not count the
+     * receive call and decoding that came before the decision ({@link #restartHold}).
+     */
+    long heldAt;
+    /** An eager hold is running (since {@link #heldAt}). */
+    boolean holding;
+    /** The last {@link #sendNow} began an eager hold. */
+    boolean holdBegan;
     /** Messages the owed ACK covers, and the PSN of the oldest. */
     int messages;
     int firstPsn;
@@ -72,6 +83,7 @@ final class AckHold {
             holdable &= holdableMessage;
         } else {
             holdable = holdableMessage;
+            holding = false;
             since = now;
             messages = 0;
             firstPsn = psn;
@@ -86,6 +98,7 @@ final class AckHold {
      * {@code mayHold}: an application thread drives, which comes back soon.
      */
     boolean sendNow(long now, boolean piggyback, boolean mayHold) {
+        holdBegan = false;
         if (!mayHold || !holdable || HOLD_NANOS <= 0) {
             return true;
         }
@@ -114,8 +127,14 @@ final class AckHold {
             }
             return true;
         }
+        if (!holding) {
+            holding = true;
+            holdBegan = true;
+            heldAt = now;
+        }
+        long held = now - heldAt;
         if (probing) {
-            if (age < HOLD_NANOS) {
+            if (held < HOLD_NANOS) {
                 return false;
             }
             // the hold ran out before the requester sent again: it waits for ACKs
@@ -130,7 +149,18 @@ final class AckHold {
             }
             return true;
         }
-        return age >= HOLD_NANOS;
+        return held >= HOLD_NANOS;
+    }
+
+    /**
+     * The hold that {@link #sendNow} just began counts from {@code t}, the end of the cycle that
+     * kept the ACK (when it would otherwise have left), rather than from that cycle's start.
+     */
+    void restartHold(long t) {
+        if (holdBegan) {
+            heldAt = t;
+            holdBegan = false;
+        }
     }
 
     private void backOff() {
@@ -140,6 +170,8 @@ final class AckHold {
 
     void reset() {
         holdable = false;
+        holding = false;
+        holdBegan = false;
         messages = 0;
         lazy = false;
         probing = false;

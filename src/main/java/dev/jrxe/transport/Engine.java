@@ -29,7 +29,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
     private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
     private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
-    private static final boolean TRACE_ERRORS = Boolean.getBoolean("jrxe.trace") || Boolean.getBoolean("jrxe.traceErrors");
+    private static final boolean TRACE_ERRORS = Configuration.traceErrors();
 
     final Link link;
     final KeyResolver keys;
@@ -327,6 +327,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     private void sendAcks(Qp[] qps, boolean mayHold) {
         boolean piggyback = out.committed > 0;
         boolean held = false;
+        long heldAt = Long.MIN_VALUE;
         for (Qp qp : qps) {
             ResponderState r = qp.resp;
             if (r.ackPending && r.pendingReplies == 0) { // never ahead of pending READ responses
@@ -334,6 +335,13 @@ public final class Engine implements PacketSink, AutoCloseable {
                     responder.sendPendingAck(qp);
                 } else {
                     held = true;
+                    if (r.hold.holdBegan) {
+                        // the hold starts now, when the ACK would have left, not at the cycle's start
+                        if (heldAt == Long.MIN_VALUE) {
+                            heldAt = clock.getAsLong();
+                        }
+                        r.hold.restartHold(heldAt);
+                    }
                 }
             }
         }

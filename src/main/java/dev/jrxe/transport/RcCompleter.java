@@ -1,5 +1,6 @@
 package dev.jrxe.transport;
 
+import dev.jrxe.Configuration;
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.WcStatus;
@@ -25,7 +26,7 @@ import java.lang.foreign.ValueLayout;
  * IBTA says, 7 included (rxe takes 7 to mean "retry forever", as IBTA does only for rnr_retry).
  */
 final class RcCompleter {
-    private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
+    private static final boolean TRACE = Configuration.trace();
     private final Engine engine;
     private final RcRequester requester;
     /** 8 bytes of host-order scratch for an atomic's original value. */

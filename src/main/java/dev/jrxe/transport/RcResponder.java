@@ -1,5 +1,6 @@
 package dev.jrxe.transport;
 
+import dev.jrxe.Configuration;
 import dev.jrxe.ib.AsyncEventType;
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.WcOpcode;
@@ -34,8 +35,8 @@ import java.lang.foreign.MemorySegment;
  * the first time.
  */
 final class RcResponder {
-    private static final boolean TRACE = Boolean.getBoolean("jrxe.trace");
-    private static final boolean TRACE_ERRORS = TRACE || Boolean.getBoolean("jrxe.traceErrors");
+    private static final boolean TRACE = Configuration.trace();
+    private static final boolean TRACE_ERRORS = Configuration.traceErrors();
     /** Replies one QP sends per duty cycle (the requester's budget too). */
     static final int BUDGET = RcRequester.BUDGET;
     /** The largest message (IBTA; rxe's check_length): longer READs and WRITEs are invalid requests. */

@@ -482,7 +482,7 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Boolean.getBoolean("jrxe.dumpCounters")) {
+        if (dev.jrxe.Configuration.dumpCounters()) {
             StringBuilder sb = new StringBuilder(config.name).append(" counters:");
             for (int i = 0; i < TransportCounters.count(); i++) {
                 sb.append(' ').append(TransportCounters.name(i)).append('=').append(engine.counters().get(i));

@@ -21,9 +21,23 @@ class AckHoldTest {
         h.owe(true, false, 0, 10);
         assertThat(h.sendNow(1_000, false, true)).isFalse();
         assertThat(h.sendNow(2_000, true, true)).as("rides with the answer").isTrue();
+        // the hold counts from the decision to hold (the cycle that would have sent the ACK)
         h.owe(true, false, 10_000, 11);
-        assertThat(h.sendNow(10_000 + HOLD - 1, false, true)).isFalse();
-        assertThat(h.sendNow(10_000 + HOLD, false, true)).as("no answer came").isTrue();
+        assertThat(h.sendNow(10_500, false, true)).isFalse();
+        assertThat(h.sendNow(10_500 + HOLD - 1, false, true)).isFalse();
+        assertThat(h.sendNow(10_500 + HOLD, false, true)).as("no answer came").isTrue();
+    }
+
+    @Test
+    void shouldCountTheHoldFromTheEndOfTheCycleThatKeptTheAck() {
+        AckHold h = new AckHold();
+        h.owe(true, false, 0, 10);
+        assertThat(h.sendNow(0, false, true)).isFalse();
+        assertThat(h.holdBegan).isTrue();
+        h.restartHold(7_000); // the receive call and decoding took 7 us of that cycle
+        assertThat(h.sendNow(HOLD, false, true)).as("7 us of the hold are left").isFalse();
+        h.restartHold(9_999_999); // only the cycle that began a hold may restart it
+        assertThat(h.sendNow(7_000 + HOLD, false, true)).isTrue();
     }
 
     @Test
@@ -51,8 +65,8 @@ class AckHoldTest {
             if (!h.sendNow(t + 1_000, true, true)) {
                 probeAt[probes++] = ack;
                 // the requester waits: nothing comes until the hold runs out
-                assertThat(h.sendNow(t + HOLD - 1, false, true)).isFalse();
-                assertThat(h.sendNow(t + HOLD, false, true)).isTrue();
+                assertThat(h.sendNow(t + 1_000 + HOLD - 1, false, true)).isFalse();
+                assertThat(h.sendNow(t + 1_000 + HOLD, false, true)).isTrue();
             }
             assertThat(h.lazy).isFalse();
         }
