@@ -21,7 +21,6 @@ public final class AddressHandle implements AutoCloseable {
         this.pd = pd;
         this.attr = attr.copy();
         pd.device().reserveAh();
-        pd.users.incrementAndGet();
         pd.device().childCreated(this);
     }
 
@@ -67,7 +66,6 @@ public final class AddressHandle implements AutoCloseable {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            pd.users.decrementAndGet();
             pd.device().childClosed(this);
             pd.device().ahClosed();
         }

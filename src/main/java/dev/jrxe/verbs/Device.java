@@ -336,6 +336,17 @@ public final class Device implements AutoCloseable {
         pdChildren.remove(child);
     }
 
+    /** SRQs and address handles of this PD not destroyed yet. */
+    int childrenOf(ProtectionDomain pd) {
+        int n = 0;
+        for (AutoCloseable c : pdChildren) {
+            if (c instanceof SharedReceiveQueue s ? s.pd() == pd : ((AddressHandle) c).pd() == pd) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** {@code ibv_create_comp_channel}. */
     public CompletionChannel createCompChannel() {
         ensureOpen();

@@ -89,7 +89,6 @@ public final class ProtectionDomain implements AutoCloseable {
     public SharedReceiveQueue createSrq(SharedReceiveQueue.Attr attr) {
         ensureOpen();
         SharedReceiveQueue srq = new SharedReceiveQueue(this, attr);
-        users.incrementAndGet();
         device.childCreated(srq);
         return srq;
     }
@@ -140,8 +139,6 @@ public final class ProtectionDomain implements AutoCloseable {
     }
 
     private boolean closed;
-    /** SRQs and address handles of this PD not destroyed yet (QPs and keys are counted where they live). */
-    final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * {@code ibv_dealloc_pd}: EBUSY while a QP, SRQ, address handle, memory region, memory window
@@ -156,7 +153,7 @@ public final class ProtectionDomain implements AutoCloseable {
         if (!device.isClosed()) {
             int qps = device.qpsOf(this);
             int keys = device.keys().countForPd(handle);
-            int others = users.get();
+            int others = device.childrenOf(this);
             if (qps + keys + others > 0) {
                 throw new VerbsException(Errno.EBUSY, "PD " + handle + " is in use by " + qps + " QP(s), " + keys
                     + " memory key(s) and " + others + " SRQ(s)/address handle(s)");

@@ -142,7 +142,6 @@ public final class SharedReceiveQueue implements AutoCloseable {
             }
             closed = true;
         }
-        pd.users.decrementAndGet();
         pd.device().childClosed(this);
         pd.device().srqClosed();
     }
