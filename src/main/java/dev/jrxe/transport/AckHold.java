@@ -98,6 +98,19 @@ final class AckHold {
      * {@code mayHold}: an application thread drives, which comes back soon.
      */
     boolean sendNow(long now, boolean piggyback, boolean mayHold) {
+        boolean send = decide(now, piggyback, mayHold);
+        if (send && probing) {
+            // The probed ACK goes another way before its hold ran out (released for the thread's
+            // other device, sent by the background thread, or with a NAK). The probe is over all
+            // the same: learning nothing, assume the requester waits. Left running, it would hold
+            // every later ACK over its answer, so each went in a system call of its own.
+            probing = false;
+            backOff();
+        }
+        return send;
+    }
+
+    private boolean decide(long now, boolean piggyback, boolean mayHold) {
         holdBegan = false;
         if (!mayHold || !holdable || HOLD_NANOS <= 0) {
             return true;
@@ -137,9 +150,7 @@ final class AckHold {
             if (held < HOLD_NANOS) {
                 return false;
             }
-            // the hold ran out before the requester sent again: it waits for ACKs
-            probing = false;
-            backOff();
+            // the hold ran out before the requester sent again: it waits for ACKs (sendNow ends the probe)
             return true;
         }
         if (piggyback) {

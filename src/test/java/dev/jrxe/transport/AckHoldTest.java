@@ -75,6 +75,28 @@ class AckHoldTest {
     }
 
     @Test
+    void shouldEndAProbeWhoseAckGoesAnotherWay() {
+        AckHold h = new AckHold();
+        long t = 0;
+        for (int ack = 1; ack < AckHold.FIRST_PROBE; ack++) {
+            t += 50_000;
+            h.owe(true, false, t, ack);
+            assertThat(h.sendNow(t + 1_000, true, true)).isTrue();
+        }
+        t += 50_000;
+        h.owe(true, false, t, 100);
+        assertThat(h.sendNow(t + 1_000, true, true)).as("the probe holds over the answer").isFalse();
+        // the thread goes on to drive the requester's device: the held ACK is released
+        assertThat(h.sendNow(t + 2_000, false, false)).isTrue();
+        assertThat(h.probing).as("the probe is over").isFalse();
+        assertThat(h.untilProbe).as("as if the requester waited").isEqualTo(2 * AckHold.FIRST_PROBE);
+        // so the next ACK rides with the answer again (before, it stayed held: a call of its own)
+        t += 50_000;
+        h.owe(true, false, t, 101);
+        assertThat(h.sendNow(t + 1_000, true, true)).as("rides with the answer").isTrue();
+    }
+
+    @Test
     void shouldTurnLazyWhenTheRequesterSendsWhileAnAckIsOwedAndCoalesce() {
         AckHold h = new AckHold();
         h.owe(true, false, 0, 100);
