@@ -159,6 +159,19 @@ public final class Configuration {
         return v == null ? JMX_DEFAULT : Boolean.parseBoolean(v);
     }
 
+    // ---------------------------------------------------------------- tools
+
+    /**
+     * Where {@code jrxe example} finds the examples' sources; by default the {@code examples}
+     * directory beside the directory that holds jrxe's jar (or classes), else {@code ./examples}.
+     */
+    public static final String EXAMPLES_DIR_PROP = "jrxe.examples";
+
+    /** The examples directory named by {@link #EXAMPLES_DIR_PROP}, or null when unset. */
+    public static String examplesDir() {
+        return System.getProperty(EXAMPLES_DIR_PROP);
+    }
+
     // ---------------------------------------------------------------- diagnostics
 
     /** Prints every RC responder and completer decision to stderr (very verbose; debugging only). */

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
         SimCommand.class,
         RcStreamCommand.class,
         RpingCommand.class,
+        ExampleCommand.class,
         HelpCommand.class,
     })
 public final class Main implements Runnable {
@@ -52,7 +53,7 @@ public final class Main implements Runnable {
      * Runs {@code args} on {@code cl}; an unknown command is a usage error even beside
      * {@code --help} (picocli would print the top-level help and exit 0).
      */
-    static int execute(CommandLine cl, String... args) {
+    public static int execute(CommandLine cl, String... args) {
         if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
             cl.getErr().println("jrxe: no such command '" + args[0] + "'");
             cl.getErr().println("Try 'jrxe --help' for the commands.");
@@ -72,6 +73,8 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.setParameterExceptionHandler(Main::usageError);
         cl.setExecutionExceptionHandler(Main::runFailed);
+        // after NAME every word is the example's, its options too
+        cl.getSubcommands().get("example").setStopAtPositional(true);
         versions(cl);
         footers(cl);
         return cl;

@@ -85,6 +85,27 @@ public final class CompletionQueue implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Polls until at least one completion is there or {@code timeoutNanos} have passed, idling
+     * between empty polls as {@code idle} says; returns how many it took (0: the timeout). Each
+     * poll drives the device as {@link #poll(WorkCompletion[], int)} does. Allocates nothing.
+     */
+    public int poll(WorkCompletion[] wc, int max, IdleStrategy idle, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        idle.reset();
+        while (true) {
+            int n = poll(wc, max);
+            if (n > 0) {
+                idle.reset();
+                return n;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return 0;
+            }
+            idle.idle(0);
+        }
+    }
+
     private int take(WorkCompletion[] wc, int max) {
         // an empty ring needs no lock (a busy-polling application mostly finds it empty)
         return ring.peek() == null ? 0 : takeLocked(wc, max);

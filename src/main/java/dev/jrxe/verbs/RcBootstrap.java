@@ -48,13 +48,28 @@ public final class RcBootstrap {
     /** {@link #accept(QueuePair, InetSocketAddress, Duration)} with these QP attributes. */
     public static RcPeer accept(QueuePair qp, InetSocketAddress listen, Duration timeout, RcConnect how)
         throws IOException {
-        RcPeer me = prepare(qp, how);
-        int millis = millis(timeout);
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
             ss.bind(listen);
-            ss.setSoTimeout(millis);
-            try (Socket s = ss.accept()) {
+            return accept(qp, ss, timeout, how);
+        }
+    }
+
+    /**
+     * Server side on a socket that is already listening, for a server of many clients: one
+     * listening socket, one call (and one QP) per client, so a client that connects while another
+     * is being served waits in the backlog instead of being refused. The socket stays open.
+     *
+     * @throws IOException    on a socket error, or when no client completes the exchange within {@code timeout}
+     * @throws VerbsException EINVAL when the peer's UDP port differs from this device's
+     */
+    public static RcPeer accept(QueuePair qp, ServerSocket listening, Duration timeout, RcConnect how)
+        throws IOException {
+        RcPeer me = prepare(qp, how);
+        int millis = millis(timeout);
+        try {
+            listening.setSoTimeout(millis);
+            try (Socket s = listening.accept()) {
                 s.setSoTimeout(millis);
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 RcPeer peer = read(in);
@@ -64,7 +79,8 @@ public final class RcBootstrap {
                 return peer;
             }
         } catch (SocketTimeoutException e) {
-            throw new SocketTimeoutException("no client completed the exchange on " + listen + " within " + timeout);
+            throw new SocketTimeoutException("no client completed the exchange on "
+                + listening.getLocalSocketAddress() + " within " + timeout);
         }
     }
 

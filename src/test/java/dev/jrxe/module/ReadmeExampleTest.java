@@ -10,15 +10,9 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,23 +42,9 @@ class ReadmeExampleTest {
             + "public final class Example {\n" + example() + "\n}\n";
         Path src = dir.resolve("src");
         Files.createDirectories(src.resolve("readme"));
-        Files.writeString(src.resolve("module-info.java"), "module readme { requires dev.jrxe; }");
         Files.writeString(src.resolve("readme").resolve("Example.java"), source);
-        Path out = dir.resolve("out");
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        boolean ok;
-        try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, null, null)) {
-            ok = javac.getTask(null, fm, diagnostics,
-                List.of("--module-path", Path.of("target", "classes").toString(), "-d", out.toString(), "-proc:none"),
-                null, fm.getJavaFileObjects(src.resolve("module-info.java"), src.resolve("readme").resolve("Example.java")))
-                .call();
-        }
-        assertThat(ok).as("README example compiles: %s", diagnostics.getDiagnostics()).isTrue();
-
-        // run it on the class path beside jrxe's classes, both sides in this JVM on two addresses
-        try (URLClassLoader loader = new URLClassLoader(new java.net.URL[] {out.toUri().toURL()},
-            ReadmeExampleTest.class.getClassLoader())) {
+        try (URLClassLoader loader = ApiCompiler.compile(src, "readme", dir.resolve("out"))) {
+            // both sides in this JVM on two addresses
             Class<?> example = loader.loadClass("readme.Example");
             Method exchange = example.getDeclaredMethod("exchange", dev.jrxe.verbs.DeviceConfig.class,
                 InetSocketAddress.class, boolean.class);

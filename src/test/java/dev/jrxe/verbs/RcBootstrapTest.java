@@ -74,6 +74,43 @@ class RcBootstrapTest {
     }
 
     @Test
+    void shouldServeManyClientsThatConnectAtOnceFromOneListeningSocket() throws Exception {
+        try (RcFixture f = new RcFixture(8192); java.net.ServerSocket listening = new java.net.ServerSocket()) {
+            listening.bind(new InetSocketAddress("127.0.0.2", RcFixture.nextPort()));
+            InetSocketAddress at = (InetSocketAddress) listening.getLocalSocketAddress();
+            QpCap cap = new QpCap(4, 4, 1, 1, 0);
+            int clients = 3;
+            QueuePair[] mine = new QueuePair[clients];
+            java.util.List<CompletableFuture<RcPeer>> connecting = new java.util.ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                QueuePair q = f.pdb.createQp(new QpInitAttr(QpType.RC, f.cqb, f.cqb, cap));
+                // all connect at once: the later ones wait in the backlog while the first is served
+                connecting.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return RcBootstrap.connect(q, at, Duration.ofSeconds(10));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }));
+            }
+            java.util.Set<Integer> served = new java.util.HashSet<>();
+            for (int i = 0; i < clients; i++) {
+                mine[i] = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, cap));
+                served.add(RcBootstrap.accept(mine[i], listening, Duration.ofSeconds(10), new RcConnect()).qpn());
+                assertThat(mine[i].state()).isEqualTo(QpState.RTS);
+            }
+            java.util.Set<Integer> serverQps = new java.util.HashSet<>();
+            for (CompletableFuture<RcPeer> c : connecting) {
+                serverQps.add(c.get().qpn());
+            }
+            assertThat(served).as("three distinct clients").hasSize(clients);
+            assertThat(serverQps).as("each met its own server QP")
+                .containsExactlyInAnyOrder(mine[0].qpNum(), mine[1].qpNum(), mine[2].qpNum());
+            assertThat(listening.isClosed()).as("the listening socket is the caller's").isFalse();
+        }
+    }
+
+    @Test
     void shouldRefuseAPeerOnAnotherUdpPortAndGiveUpOnAnAbsentServer() throws Exception {
         try (RcFixture f = new RcFixture(8192)) {
             QueuePair q = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)));
