@@ -1,8 +1,12 @@
 package dev.jrxe;
 
 /**
- * Every tunable of jrxe in one place: the system property name and its default. Each layer reads
- * its settings from here; APIs that take explicit settings use these as their defaults.
+ * Every tunable of jrxe in one place: the system property name and its default. The system
+ * properties are only defaults: each link, memory, engine and SRD setting is per device, set on
+ * its {@code DeviceConfig} (e.g. {@code jrxe.engine.ackHoldNanos} is
+ * {@code DeviceConfig.ackHoldNanos}), which starts from the value here. The diagnostics
+ * ({@code jrxe.trace}, {@code jrxe.traceErrors}, {@code jrxe.dumpCounters}) and the tools'
+ * {@code jrxe.examples} are JVM-wide by nature. DeviceTuningTest checks the mapping.
  */
 public final class Configuration {
     private Configuration() {

@@ -30,8 +30,12 @@ import dev.jrxe.wire.Psn;
  * polling longer than {@code jrxe.engine.appActiveNanos}. Engine thread only.
  */
 final class AckHold {
+    /** The default hold and lazy times ({@code Configuration}); a device may set its own. */
     static final long HOLD_NANOS = Configuration.engineAckHoldNanos();
     static final long LAZY_NANOS = Configuration.engineLazyAckNanos();
+    /** This QP's hold time and lazy time ({@link EngineTuning}). */
+    private final long holdNanos;
+    private final long lazyNanos;
     static final int LAZY_MESSAGES = 16;
     static final int LAZY_PSNS = 32;
     /** Lazy ACKs over which the share of those the requester waited for is judged. */
@@ -68,10 +72,20 @@ final class AckHold {
     int probePeriod = FIRST_PROBE;
     int untilProbe = FIRST_PROBE;
 
+    /** With the default times. */
+    AckHold() {
+        this(HOLD_NANOS, LAZY_NANOS);
+    }
+
+    AckHold(long holdNanos, long lazyNanos) {
+        this.holdNanos = holdNanos;
+        this.lazyNanos = lazyNanos;
+    }
+
     /** A message that asked for an ACK arrived; {@code wasOwed}: an ACK was owed already. */
     void owe(boolean holdableMessage, boolean wasOwed, long now, int psn) {
         if (wasOwed) {
-            if (holdable && holdableMessage && !lazy && LAZY_NANOS > 0) {
+            if (holdable && holdableMessage && !lazy && lazyNanos > 0) {
                 // the requester sent again without having the ACK: it does not wait for them
                 probing = false;
                 lazy = true;
@@ -112,20 +126,20 @@ final class AckHold {
 
     private boolean decide(long now, boolean piggyback, boolean mayHold) {
         holdBegan = false;
-        if (!mayHold || !holdable || HOLD_NANOS <= 0) {
+        if (!mayHold || !holdable || holdNanos <= 0) {
             return true;
         }
         long age = now - since;
         if (lazy) {
             int psns = Psn.diff(lastPsn, firstPsn) + 1;
-            if (age < LAZY_NANOS && messages < LAZY_MESSAGES && psns < LAZY_PSNS) {
+            if (age < lazyNanos && messages < LAZY_MESSAGES && psns < LAZY_PSNS) {
                 return false;
             }
             if (!piggyback
-                && age < LAZY_NANOS + HOLD_NANOS && messages < 2 * LAZY_MESSAGES && psns < 2 * LAZY_PSNS) {
+                && age < lazyNanos + holdNanos && messages < 2 * LAZY_MESSAGES && psns < 2 * LAZY_PSNS) {
                 return false;
             }
-            boolean waited = !piggyback && now - lastMessage >= HOLD_NANOS;
+            boolean waited = !piggyback && now - lastMessage >= holdNanos;
             if (lazyAcks == LAZY_WINDOW) {
                 lazyAcks = 0;
                 lazyWaits = 0;
@@ -147,20 +161,20 @@ final class AckHold {
         }
         long held = now - heldAt;
         if (probing) {
-            if (held < HOLD_NANOS) {
+            if (held < holdNanos) {
                 return false;
             }
             // the hold ran out before the requester sent again: it waits for ACKs (sendNow ends the probe)
             return true;
         }
         if (piggyback) {
-            if (LAZY_NANOS > 0 && --untilProbe <= 0) {
+            if (lazyNanos > 0 && --untilProbe <= 0) {
                 probing = true;
                 return false;
             }
             return true;
         }
-        return held >= HOLD_NANOS;
+        return held >= holdNanos;
     }
 
     /**

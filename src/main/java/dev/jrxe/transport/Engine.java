@@ -25,10 +25,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Engine implements PacketSink, AutoCloseable {
     /** Datagrams taken from the link per duty cycle. */
     static final int RX_BATCH = 64;
-    private static final long APP_ACTIVE_NANOS = Configuration.engineAppActiveNanos();
-    private static final int SPIN_ROUNDS = Configuration.engineSpinRounds();
-    private static final long MAX_SLEEP_NANOS = Configuration.engineMaxSleepNanos();
-    private static final int POLL_YIELD_EVERY = Configuration.enginePollYieldEvery();
+    /** This device's timings and limits ({@code DeviceConfig}, else {@code Configuration}). */
+    private final EngineTuning tuning;
+    private final long appActiveNanos;
+    private final int spinRounds;
+    private final long maxSleepNanos;
+    private final int pollYieldEvery;
     private static final boolean TRACE_ERRORS = Configuration.traceErrors();
 
     final Link link;
@@ -92,6 +94,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     public Engine(String name, Link link, KeyResolver keys, EventSink events, Runnable housekeeping,
                   EngineOptions options) {
         this.name = name;
+        this.tuning = options.tuning();
+        this.appActiveNanos = tuning.appActiveNanos();
+        this.spinRounds = tuning.spinRounds();
+        this.maxSleepNanos = tuning.maxSleepNanos();
+        this.pollYieldEvery = tuning.pollYieldEvery();
         this.clock = options.clock();
         this.numbers = options.seed() == 0 ? new QpNumbers() : new QpNumbers(options.seed());
         this.housekeeping = housekeeping;
@@ -106,13 +113,18 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.uc = new UcTransport(this);
         this.ud = new UdTransport(this);
         this.srd = new SrdTransport(this);
-        this.decoder = new RxDecoder(link, this);
+        this.decoder = new RxDecoder(link.counters(), link.localPort(), tuning.maxPayload(), this);
         this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
     }
 
     public Link link() {
         return link;
+    }
+
+    /** The timings and limits this engine runs by. */
+    public EngineTuning tuning() {
+        return tuning;
     }
 
     /** The device's multicast groups and the UD QPs attached to them. */
@@ -424,7 +436,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         lastAppDrive = did >= 0 ? now : clock.getAsLong();
         if (did > 0) {
             emptyDrives = 0;
-        } else if (POLL_YIELD_EVERY > 0 && ++emptyDrives % POLL_YIELD_EVERY == 0) {
+        } else if (pollYieldEvery > 0 && ++emptyDrives % pollYieldEvery == 0) {
             Thread.yield();
         }
         return did >= 0;
@@ -509,7 +521,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 if (TRACE_ERRORS) {
                     t.printStackTrace();
                 }
-                LockSupport.parkNanos(APP_ACTIVE_NANOS);
+                LockSupport.parkNanos(appActiveNanos);
             }
         }
     }
@@ -518,9 +530,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     private int progressRound(int idleRounds) {
         housekeepIfDue();
         long t = clock.getAsLong();
-        if (t - lastAppDrive < APP_ACTIVE_NANOS) {
+        if (t - lastAppDrive < appActiveNanos) {
             // An application is driving the engine itself: stay out of its way.
-            LockSupport.parkNanos(APP_ACTIVE_NANOS);
+            LockSupport.parkNanos(appActiveNanos);
             return idleRounds;
         }
         int did = drive(false);
@@ -531,7 +543,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             stepBack();
             return idleRounds;
         }
-        if (++idleRounds < SPIN_ROUNDS) {
+        if (++idleRounds < spinRounds) {
             Thread.onSpinWait();
             return idleRounds;
         }
@@ -545,7 +557,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         } finally {
             lock.unlock();
         }
-        long sleep = Math.min(MAX_SLEEP_NANOS, Math.max(0, deadline - clock.getAsLong()));
+        long sleep = Math.min(maxSleepNanos, Math.max(0, deadline - clock.getAsLong()));
         if (sleep > 0 && !workPending) {
             // without the engine: the link allows awaitReadable beside another thread's poll/flush
             link.awaitReadable(sleep);
@@ -560,8 +572,8 @@ public final class Engine implements PacketSink, AutoCloseable {
      * kept off the CPU for up to 140 ms while this thread retried the lock 50000 times, and the
      * peer's RC retransmit timer (67 ms at timeout 14) expired although nothing was lost.
      */
-    private static void stepBack() {
-        LockSupport.parkNanos(APP_ACTIVE_NANOS);
+    private void stepBack() {
+        LockSupport.parkNanos(appActiveNanos);
     }
 
     // ------------------------------------------------------------------ inbound

@@ -135,7 +135,7 @@ public final class Qp {
         this.recvCq = recvCq;
         this.sqSigAll = sqSigAll;
         this.arena = arena;
-        this.resp = new ResponderState();
+        this.resp = new ResponderState(engine.tuning());
         this.srd = type == QpType.DRIVER ? new SrdState(this, sq.slotCount()) : null;
         this.resp.taken = new RecvWqe(Math.max(1, recvQueue() == null ? 1 : recvQueue().maxSge()));
     }

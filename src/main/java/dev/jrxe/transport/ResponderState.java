@@ -53,7 +53,7 @@ final class ResponderState {
     boolean ackPending;
     int ackPsn;
     /** When the owed ACK goes. */
-    final AckHold hold = new AckHold();
+    final AckHold hold;
 
     // ---- READ and ATOMIC resources (rxe's resp.resources): a ring of max_dest_rd_atomic entries
     // in PSN order. An entry whose responses (or atomic acknowledgement) are still to be sent is
@@ -78,7 +78,8 @@ final class ResponderState {
      */
     boolean nakAfterReplies;
 
-    ResponderState() {
+    ResponderState(EngineTuning tuning) {
+        this.hold = new AckHold(tuning.ackHoldNanos(), tuning.lazyAckNanos());
         for (int i = 0; i < resources.length; i++) {
             resources[i] = new Resource();
         }

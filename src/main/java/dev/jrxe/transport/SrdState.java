@@ -1,6 +1,5 @@
 package dev.jrxe.transport;
 
-import dev.jrxe.Configuration;
 
 /**
  * The SRD side of one QP (docs/SRD.md): its paths (UDP source ports), its requester and
@@ -45,7 +44,8 @@ public final class SrdState {
 
     SrdState(Qp qp, int sqSlots) {
         this.qp = qp;
-        int n = Configuration.srdPaths();
+        EngineTuning tuning = qp.engine.tuning();
+        int n = tuning.srdPaths();
         this.pathPorts = new int[n];
         int first = QpControl.udSourcePort(qp.qpn) & 0x3FFF;
         for (int i = 0; i < n; i++) {
@@ -55,8 +55,8 @@ public final class SrdState {
         this.wqeContext = new SrdSendContext[sqSlots];
         this.wqeResolved = new int[sqSlots];
         this.wqeSent = new int[sqSlots];
-        this.maxPeers = Configuration.srdMaxPeers();
-        this.timeoutNanos = Configuration.srdTimeoutMillis() * 1_000_000L;
+        this.maxPeers = tuning.srdMaxPeers();
+        this.timeoutNanos = tuning.srdTimeoutNanos();
         this.pathSent = new java.util.concurrent.atomic.AtomicLongArray(n);
         this.pathRetransmits = new java.util.concurrent.atomic.AtomicLongArray(n);
         this.pathTimeouts = new java.util.concurrent.atomic.AtomicLongArray(n);

@@ -86,15 +86,15 @@ public final class Device implements AutoCloseable {
         this.config = config;
         byte[] a = config.address.getAddress();
         this.addr = (a[0] & 0xFF) << 24 | (a[1] & 0xFF) << 16 | (a[2] & 0xFF) << 8 | (a[3] & 0xFF);
-        dev.jrxe.memory.MemoryConfig memory = dev.jrxe.memory.MemoryConfig.fromConfiguration().withClock(config.clock);
+        dev.jrxe.memory.MemoryConfig memory = config.memory();
         this.keys = config.seed == 0 ? new KeyTable(memory)
             : new KeyTable(memory, new java.util.SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + 1));
         this.link = config.link != null ? config.link : LinkFactory.open(config);
         this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
-            new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed));
+            new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed, config.tuning()));
         this.counterView = new DeviceCounters(engine.counters(), link.counters());
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
-        this.mbean = dev.jrxe.Configuration.jmx() ? DeviceMBean.registerLater(this)
+        this.mbean = config.jmx ? DeviceMBean.registerLater(this)
             : java.util.concurrent.CompletableFuture.completedFuture(null);
     }
 

@@ -27,6 +27,27 @@ public final class DeviceConfig {
     boolean privilegedQkey;
     boolean noGso;
     boolean detached;
+    // link: 0 = the link's own default (its Configuration property)
+    int linkBatch;
+    int maxDatagram;
+    int sendBufferBytes;
+    int receiveBufferBytes;
+    // memory and engine: each starts at its Configuration property (or default)
+    int maxMr = Configuration.memoryMaxMr();
+    long pinLimitBytes = Configuration.memoryPinLimitBytes();
+    long odpChildIdleNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.memoryChildIdleMillis());
+    int odpMaxLiveChildren = Configuration.memoryMaxLiveChildren();
+    long appActiveNanos = Configuration.engineAppActiveNanos();
+    int spinRounds = Configuration.engineSpinRounds();
+    long maxSleepNanos = Configuration.engineMaxSleepNanos();
+    int pollYieldEvery = Configuration.enginePollYieldEvery();
+    long ackHoldNanos = Configuration.engineAckHoldNanos();
+    long lazyAckNanos = Configuration.engineLazyAckNanos();
+    int srdPaths = Configuration.srdPaths();
+    long srdTimeoutNanos = Configuration.srdTimeoutMillis() * 1_000_000L;
+    int srdMaxPeers = Configuration.srdMaxPeers();
+    int maxPayload = Configuration.wireMaxPayload();
+    boolean jmx = Configuration.jmx();
 
     public static DeviceConfig of(String name, String address) {
         try {
@@ -148,6 +169,162 @@ public final class DeviceConfig {
 
     boolean privilegedQkey() {
         return privilegedQkey;
+    }
+
+    // ------------------------------------------------------------ tuning (defaults: Configuration)
+
+    private static long positive(String what, long v) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(what + " must be positive: " + v);
+        }
+        return v;
+    }
+
+    private static long notNegative(String what, long v) {
+        if (v < 0) {
+            throw new IllegalArgumentException(what + " must not be negative: " + v);
+        }
+        return v;
+    }
+
+    /** Datagrams per {@code sendmmsg}/{@code recvmmsg} call ({@code jrxe.link.batch}). */
+    public DeviceConfig linkBatch(int datagrams) {
+        this.linkBatch = (int) positive("linkBatch", datagrams);
+        return this;
+    }
+
+    /** Largest UDP datagram the link receives, bytes ({@code jrxe.link.maxDatagram}). */
+    public DeviceConfig maxDatagram(int bytes) {
+        this.maxDatagram = (int) positive("maxDatagram", bytes);
+        return this;
+    }
+
+    /** The socket's SO_SNDBUF, bytes ({@code jrxe.link.sendBuffer}). */
+    public DeviceConfig sendBufferBytes(int bytes) {
+        this.sendBufferBytes = (int) positive("sendBufferBytes", bytes);
+        return this;
+    }
+
+    /** The socket's SO_RCVBUF, bytes ({@code jrxe.link.receiveBuffer}). */
+    public DeviceConfig receiveBufferBytes(int bytes) {
+        this.receiveBufferBytes = (int) positive("receiveBufferBytes", bytes);
+        return this;
+    }
+
+    /** Most memory regions at once; beyond it registration fails with ENOMEM ({@code jrxe.memory.maxMr}). */
+    public DeviceConfig maxMr(int regions) {
+        this.maxMr = (int) positive("maxMr", regions);
+        return this;
+    }
+
+    /**
+     * Most bytes pinned at once by this device's regions, -1 for only the kernel's RLIMIT_MEMLOCK
+     * ({@code jrxe.memory.pinLimitBytes}).
+     */
+    public DeviceConfig pinLimitBytes(long bytes) {
+        if (bytes < -1) {
+            throw new IllegalArgumentException("pinLimitBytes must be -1 or more: " + bytes);
+        }
+        this.pinLimitBytes = bytes;
+        return this;
+    }
+
+    /** Implicit-ODP children idle this long are reclaimed ({@code jrxe.memory.childIdleMillis}). */
+    public DeviceConfig odpChildIdle(java.time.Duration idle) {
+        this.odpChildIdleNanos = notNegative("odpChildIdle", idle.toNanos());
+        return this;
+    }
+
+    /** Most live 2 MiB children per implicit-ODP region, least recently used reclaimed first ({@code jrxe.memory.maxLiveChildren}). */
+    public DeviceConfig odpMaxLiveChildren(int children) {
+        this.odpMaxLiveChildren = (int) positive("odpMaxLiveChildren", children);
+        return this;
+    }
+
+    /**
+     * How long after an application thread last drove the device its progress thread stays out
+     * of the way ({@code jrxe.engine.appActiveNanos}).
+     */
+    public DeviceConfig appActiveNanos(long nanos) {
+        this.appActiveNanos = positive("appActiveNanos", nanos);
+        return this;
+    }
+
+    /** Empty rounds the progress thread spins before it sleeps in poll(2) ({@code jrxe.engine.spinRounds}). */
+    public DeviceConfig spinRounds(int rounds) {
+        this.spinRounds = (int) notNegative("spinRounds", rounds);
+        return this;
+    }
+
+    /** The longest sleep of an idle progress thread ({@code jrxe.engine.maxSleepNanos}). */
+    public DeviceConfig maxSleepNanos(long nanos) {
+        this.maxSleepNanos = positive("maxSleepNanos", nanos);
+        return this;
+    }
+
+    /** A thread polling an empty CQ yields every this many empty polls, 0 never ({@code jrxe.engine.pollYieldEvery}). */
+    public DeviceConfig pollYieldEvery(int polls) {
+        this.pollYieldEvery = (int) notNegative("pollYieldEvery", polls);
+        return this;
+    }
+
+    /** How long an owed ACK may wait for the application's answer to ride with, 0 never ({@code jrxe.engine.ackHoldNanos}). */
+    public DeviceConfig ackHoldNanos(long nanos) {
+        this.ackHoldNanos = notNegative("ackHoldNanos", nanos);
+        return this;
+    }
+
+    /** How long one coalesced ACK may wait for more messages, 0 no lazy ACKs ({@code jrxe.engine.lazyAckNanos}). */
+    public DeviceConfig lazyAckNanos(long nanos) {
+        this.lazyAckNanos = notNegative("lazyAckNanos", nanos);
+        return this;
+    }
+
+    /** UDP source ports (paths) an SRD QP spreads its packets over, 1..16 ({@code jrxe.srd.paths}). */
+    public DeviceConfig srdPaths(int paths) {
+        if (paths < 1 || paths > 16) {
+            throw new IllegalArgumentException("srdPaths must be 1..16: " + paths);
+        }
+        this.srdPaths = paths;
+        return this;
+    }
+
+    /** How long an SRD packet may stay unanswered before its peer is given up ({@code jrxe.srd.timeoutMillis}). */
+    public DeviceConfig srdTimeout(java.time.Duration timeout) {
+        this.srdTimeoutNanos = positive("srdTimeout", timeout.toNanos());
+        return this;
+    }
+
+    /** Most peers an SRD QP keeps state for ({@code jrxe.srd.maxPeers}). */
+    public DeviceConfig srdMaxPeers(int peers) {
+        this.srdMaxPeers = (int) positive("srdMaxPeers", peers);
+        return this;
+    }
+
+    /** Largest RoCE payload accepted per packet, 256..65536 bytes ({@code jrxe.wire.maxPayload}). */
+    public DeviceConfig maxPayload(int bytes) {
+        if (bytes < 256 || bytes > 65536) {
+            throw new IllegalArgumentException("maxPayload must be 256..65536: " + bytes);
+        }
+        this.maxPayload = bytes;
+        return this;
+    }
+
+    /** Registers the device's counters as an MBean ({@code jrxe.jmx}, default true). */
+    public DeviceConfig jmx(boolean register) {
+        this.jmx = register;
+        return this;
+    }
+
+    /** The engine's tuning as this configuration sets it. */
+    dev.jrxe.transport.EngineTuning tuning() {
+        return new dev.jrxe.transport.EngineTuning(appActiveNanos, spinRounds, maxSleepNanos, pollYieldEvery,
+            ackHoldNanos, lazyAckNanos, srdPaths, srdTimeoutNanos, srdMaxPeers, maxPayload);
+    }
+
+    /** The memory layer's settings as this configuration sets them. */
+    dev.jrxe.memory.MemoryConfig memory() {
+        return new dev.jrxe.memory.MemoryConfig(maxMr, pinLimitBytes, odpChildIdleNanos, odpMaxLiveChildren, clock);
     }
 
     public String name() {

@@ -16,6 +16,18 @@ final class LinkFactory {
 
     static Link open(DeviceConfig c) {
         LinkConfig.Builder b = LinkConfig.builder(c.address).port(c.udpPort);
+        if (c.linkBatch > 0) {
+            b.batch(c.linkBatch);
+        }
+        if (c.maxDatagram > 0) {
+            b.maxDatagram(c.maxDatagram);
+        }
+        if (c.sendBufferBytes > 0) {
+            b.sendBufferBytes(c.sendBufferBytes);
+        }
+        if (c.receiveBufferBytes > 0) {
+            b.receiveBufferBytes(c.receiveBufferBytes);
+        }
         LinkMode mode = c.linkMode == null ? LinkMode.AUTO : LinkMode.valueOf(c.linkMode.toUpperCase(java.util.Locale.ROOT));
         if (c.noGso && (mode == LinkMode.AUTO || mode == LinkMode.GSO)) {
             mode = Links.supported(LinkMode.MMSG) ? LinkMode.MMSG : LinkMode.CHANNEL;
