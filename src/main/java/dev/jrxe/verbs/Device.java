@@ -18,7 +18,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A jrxe device: a software RoCEv2 NIC bound to one IPv4 address and UDP port, with one port
- * (number 1). The entry point of the verbs API ({@code ibv_open_device}).
+ * (number 1). The entry point of the verbs API ({@code ibv_open_device}, {@code ibv_context}).
+ *
+ * <pre>{@code
+ * try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2"))) {
+ *     ProtectionDomain pd = dev.allocPd();
+ *     CompletionQueue cq = dev.createCq(256);
+ *     // ... regions and QPs from pd; close() closes them all, QPs first
+ * }
+ * }</pre>
+ *
+ * <p>Thread safe. The device's NIC (receive, transmit, timers) is one engine behind one lock:
+ * an application thread that polls a CQ or posts runs it when it is free, and a background
+ * progress thread runs it when no application does (none with
+ * {@link DeviceConfig#manualProgress()}: then {@link #progress()} does). Unrelated devices share
+ * nothing. After {@link #close()}, every call on the device or anything made from it throws
+ * {@link IllegalStateException}.
  */
 public final class Device implements AutoCloseable {
     /** Limits jrxe enforces, rxe's values where rxe has them. */
@@ -103,7 +118,11 @@ public final class Device implements AutoCloseable {
         return liveQps.get();
     }
 
-    /** QPs of this device not destroyed yet (QP1 of its connection manager included). */
+    /**
+     * QPs of this device not destroyed yet (QP1 of its connection manager included).
+     *
+     * @return the count, QP1 of the connection manager included
+     */
     public int liveQps() {
         return liveQps.get();
     }
@@ -111,6 +130,8 @@ public final class Device implements AutoCloseable {
     /**
      * Its counters' MBean name ({@code dev.jrxe:type=Device,name=NAME}), once registered (this
      * waits for it); null when not registered ({@code jrxe.jmx=false}, or JMX refused).
+     *
+     * @return the MBean's name, or null
      */
     public javax.management.ObjectName mbeanName() {
         return mbean.join();
@@ -121,6 +142,8 @@ public final class Device implements AutoCloseable {
      * opened with {@link DeviceConfig#manualProgress()} has no such thread, and its application
      * calls this (posting and polling drive it too). Returns the work done (packets received and
      * sent), 0 when there was none, -1 when another thread was running it.
+     *
+     * @return packets received and sent, 0 for none, -1 when another thread held the engine
      */
     public int progress() {
         return engine.runDutyCycle();
@@ -130,12 +153,21 @@ public final class Device implements AutoCloseable {
      * When the device next has work without a packet arriving (a retransmit or RNR timer, READ
      * responses to send, housekeeping), on its clock ({@link DeviceConfig#clock}); or
      * {@code Long.MAX_VALUE}. What a manual-progress application can sleep until.
+     *
+     * @return a time on the device's clock, or {@code Long.MAX_VALUE} when nothing is due
      */
     public long nextWork() {
         return engine.nextWork();
     }
 
-    /** Opens a device ({@code ibv_open_device}); its link is up when this returns. */
+    /**
+     * Opens a device ({@code ibv_open_device}); its link is up when this returns.
+     *
+     * @param config the device's name, address, port and settings
+     * @return the open device; close it (try-with-resources) to release its address, port and memory
+     * @throws VerbsException EADDRINUSE when another device or process holds the address and port,
+     *         EADDRNOTAVAIL when the address is not this machine's, EINVAL for a missing address, EIO otherwise
+     */
     public static Device open(DeviceConfig config) {
         if (config.address == null) {
             throw VerbsException.einval("device needs an IPv4 address");
@@ -143,20 +175,41 @@ public final class Device implements AutoCloseable {
         return new Device(config);
     }
 
-    /** Shorthand for {@code open(DeviceConfig.of(name, address))}. */
+    /**
+     * Shorthand for {@code open(DeviceConfig.of(name, address))}.
+     *
+     * @param name    the device's name
+     * @param address its IPv4 address
+     * @return the open device
+     * @throws VerbsException as {@link #open(DeviceConfig)}
+     */
     public static Device open(String name, String address) {
         return open(DeviceConfig.of(name, address));
     }
 
+    /**
+     * {@code ibv_get_device_name}: the device's name ("jrxe0" by default).
+     *
+     * @return the name given in its {@link DeviceConfig}
+     */
     public String name() {
         return config.name;
     }
 
-    /** The device's IPv4 address, big-endian int. */
+    /**
+     * The device's IPv4 address, big-endian int.
+     *
+     * @return the address as an int, most significant byte first (127.0.0.2 is 0x7F000002)
+     */
     public int address() {
         return addr;
     }
 
+    /**
+     * The UDP port the device's socket is bound to and sends to.
+     *
+     * @return the port, 4791 unless {@link DeviceConfig#udpPort} chose another
+     */
     public int udpPort() {
         return link.localPort();
     }
@@ -174,7 +227,11 @@ public final class Device implements AutoCloseable {
         return config;
     }
 
-    /** {@code ibv_query_device_ex}. */
+    /**
+     * {@code ibv_query_device_ex}.
+     *
+     * @return a new {@link DeviceAttr} filled with this device's limits and capabilities
+     */
     public DeviceAttr query() {
         DeviceAttr d = new DeviceAttr();
         long guid = nodeGuid();
@@ -223,7 +280,11 @@ public final class Device implements AutoCloseable {
         return d;
     }
 
-    /** The node GUID (EUI-64 of the made-up MAC), as {@code ibv_query_device} reports it. */
+    /**
+     * The node GUID (EUI-64 of the made-up MAC), as {@code ibv_query_device} reports it.
+     *
+     * @return the 64-bit GUID
+     */
     public long nodeGuid() {
         // EUI-64 of the device's made-up MAC 02:00:a:b:c:d, as rxe derives it from the netdev
         byte[] g = Gid.linkLocal(addr).raw();
@@ -234,7 +295,13 @@ public final class Device implements AutoCloseable {
         return v;
     }
 
-    /** {@code ibv_query_port}; jrxe devices have exactly port 1. */
+    /**
+     * {@code ibv_query_port}; jrxe devices have exactly port 1.
+     *
+     * @param port the port number: 1
+     * @return the port's attributes (state ACTIVE, MTUs, GID table length)
+     * @throws VerbsException EINVAL for any other port
+     */
     public PortAttr queryPort(int port) {
         checkPort(port);
         PortAttr p = new PortAttr();
@@ -252,7 +319,11 @@ public final class Device implements AutoCloseable {
         return p;
     }
 
-    /** The active MTU enum: the link's MTU capped at 4096 (rxe subtracts its header room). */
+    /**
+     * The active MTU enum: the link's MTU capped at 4096 (rxe subtracts its header room).
+     *
+     * @return an {@link dev.jrxe.ib.Mtu} value ({@code IBV_MTU_256} .. {@code IBV_MTU_4096})
+     */
     public int activeMtu() {
         int payload = link.maxDatagram() - 80;
         return Mtu.floor(Math.min(config.activeMtu, Math.max(256, payload)));
@@ -269,6 +340,11 @@ public final class Device implements AutoCloseable {
      * of the 1024-entry table is empty and reads as zeros (libibverbs' answer for an empty entry).
      * Index 0, rxe's IPv6 link-local GID, is empty because jrxe sends RoCEv2 over IPv4 only: a GID
      * it lists can be used.
+     *
+     * @param port  the port number: 1
+     * @param index the GID table index, 0..1023
+     * @return the GID at that index (zeros when empty)
+     * @throws VerbsException EINVAL for another port or an index outside the table
      */
     public Gid queryGid(int port, int index) {
         checkPort(port);
@@ -278,7 +354,12 @@ public final class Device implements AutoCloseable {
         return index == IPV4_GID_INDEX ? Gid.ofIpv4(addr) : new Gid(new byte[16]);
     }
 
-    /** Whether {@code index} holds a GID this device can send from (only {@link #IPV4_GID_INDEX}). */
+    /**
+     * Whether {@code index} holds a GID this device can send from (only {@link #IPV4_GID_INDEX}).
+     *
+     * @param index a GID table index
+     * @return true for {@link #IPV4_GID_INDEX} only
+     */
     public boolean gidValid(int index) {
         return index == IPV4_GID_INDEX;
     }
@@ -289,7 +370,12 @@ public final class Device implements AutoCloseable {
         }
     }
 
-    /** {@code ibv_alloc_pd}. */
+    /**
+     * {@code ibv_alloc_pd}.
+     *
+     * @return a new protection domain
+     * @throws VerbsException ENOMEM beyond the device's max_pd
+     */
     public ProtectionDomain allocPd() {
         ensureOpen();
         if (livePds.incrementAndGet() > MAX_PD) {
@@ -347,13 +433,25 @@ public final class Device implements AutoCloseable {
         return n;
     }
 
-    /** {@code ibv_create_comp_channel}. */
+    /**
+     * {@code ibv_create_comp_channel}.
+     *
+     * @return a new completion channel, for CQs whose events a thread waits for
+     */
     public CompletionChannel createCompChannel() {
         ensureOpen();
         return new CompletionChannel(this);
     }
 
-    /** {@code ibv_create_cq}: at least {@code cqe} entries, optional channel, completion vector. */
+    /**
+     * {@code ibv_create_cq}: at least {@code cqe} entries, optional channel, completion vector.
+     *
+     * @param cqe        the entries it must hold at least (1..max_cqe)
+     * @param channel    the completion channel its events go to, or null for none
+     * @param compVector the completion vector, 0..num_comp_vectors-1
+     * @return the new CQ
+     * @throws VerbsException EINVAL for a size or vector out of range
+     */
     public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
         return newCq(cqe, channel, compVector, -1);
     }
@@ -375,6 +473,13 @@ public final class Device implements AutoCloseable {
         return cq;
     }
 
+    /**
+     * {@code ibv_create_cq} without a channel, on vector 0: a CQ polled by the application.
+     *
+     * @param cqe the entries it must hold at least
+     * @return the new CQ
+     * @throws VerbsException EINVAL for a size out of range
+     */
     public CompletionQueue createCq(int cqe) {
         return createCq(cqe, null, 0);
     }
@@ -383,6 +488,13 @@ public final class Device implements AutoCloseable {
      * {@code ibv_create_cq_ex}: a CQ whose completions carry the fields of {@code wcFlags}
      * ({@link WcFlagsEx}), polled with {@link CompletionQueue#ex()} (or {@link CompletionQueue#poll}).
      * A flag jrxe lacks fails with EOPNOTSUPP; bad sizes and vectors as {@link #createCq}.
+     *
+     * @param cqe        the entries it must hold at least
+     * @param channel    the completion channel its events go to, or null
+     * @param compVector the completion vector
+     * @param wcFlags    the {@link WcFlagsEx} fields its completions carry
+     * @return the new CQ
+     * @throws VerbsException EOPNOTSUPP for a flag jrxe lacks; EINVAL as {@link #createCq}
      */
     public CompletionQueue createCqEx(int cqe, CompletionChannel channel, int compVector, int wcFlags) {
         if ((wcFlags & ~WcFlagsEx.SUPPORTED) != 0) {
@@ -438,12 +550,23 @@ public final class Device implements AutoCloseable {
         liveQps.decrementAndGet();
     }
 
-    /** {@code ibv_get_async_event} with a timeout; null when none came. */
+    /**
+     * {@code ibv_get_async_event} with a timeout; null when none came.
+     *
+     * @param timeout how long to wait
+     * @param unit    its unit
+     * @return the event, or null when none came in time
+     * @throws InterruptedException when the waiting thread is interrupted
+     */
     public AsyncEvent getAsyncEvent(long timeout, TimeUnit unit) throws InterruptedException {
         return events.poll(timeout, unit);
     }
 
-    /** Next async event if one is waiting, else null. */
+    /**
+     * Next async event if one is waiting, else null.
+     *
+     * @return the event, or null
+     */
     public AsyncEvent pollAsyncEvent() {
         return events.poll();
     }
@@ -451,6 +574,8 @@ public final class Device implements AutoCloseable {
     /**
      * The device's counters by name: rxe's hw_counters ({@code rdma statistic}), jrxe's own, the
      * link's. A live, read-only view.
+     *
+     * @return the counters' view (the same object every call)
      */
     public DeviceCounters counters() {
         return counterView;

@@ -22,14 +22,18 @@ import java.util.concurrent.locks.LockSupport;
  * An instance keeps per-thread state: one per polling thread.
  */
 public interface IdleStrategy {
-    /** Called after a poll that did {@code workCount} units of work; idles when it was 0. */
+    /**
+     * Called after a poll that did {@code workCount} units of work; idles when it was 0.
+     *
+     * @param workCount what the last poll did (completions taken, packets moved); 0 for nothing
+     */
     void idle(int workCount);
 
     /** Work came: the next idle starts from its first, cheapest step. */
     default void reset() {
     }
 
-    /** Never gives up the CPU: {@link Thread#onSpinWait()} between polls. The lowest latency. */
+    /** {@return a strategy that never gives up the CPU: {@link Thread#onSpinWait()} between polls, the lowest latency} */
     static IdleStrategy busySpin() {
         return work -> {
             if (work == 0) {
@@ -38,7 +42,7 @@ public interface IdleStrategy {
         };
     }
 
-    /** {@link Thread#yield()} between empty polls: other runnable threads get the CPU. */
+    /** {@return a strategy that calls {@link Thread#yield()} between empty polls, so other runnable threads get the CPU} */
     static IdleStrategy yielding() {
         return work -> {
             if (work == 0) {
@@ -47,7 +51,13 @@ public interface IdleStrategy {
         };
     }
 
-    /** Parks {@code nanos} after each empty poll: the least CPU, a latency of about that much. */
+    /**
+     * Parks {@code nanos} after each empty poll: the least CPU, a latency of about that much.
+     *
+     * @param nanos how long each park lasts (positive)
+     * @return the strategy
+     * @throws IllegalArgumentException when {@code nanos} is not positive
+     */
     static IdleStrategy sleeping(long nanos) {
         if (nanos <= 0) {
             throw new IllegalArgumentException("nanos " + nanos);
@@ -59,7 +69,7 @@ public interface IdleStrategy {
         };
     }
 
-    /** {@link #backoff(int, int, long, long)} with 100 spins, 10 yields, then parks of 1 us to 1 ms. */
+    /** {@return {@link #backoff(int, int, long, long)} with 100 spins, 10 yields, then parks of 1 us doubling to 1 ms} */
     static IdleStrategy backoff() {
         return backoff(100, 10, 1_000, 1_000_000);
     }
@@ -68,6 +78,13 @@ public interface IdleStrategy {
      * Spins {@code spins} empty polls, then yields {@code yields}, then parks from
      * {@code minParkNanos}, doubling up to {@code maxParkNanos}; any work starts over (Aeron's
      * BackoffIdleStrategy).
+     *
+     * @param spins        empty polls that spin ({@link Thread#onSpinWait()}), 0 or more
+     * @param yields       empty polls after those that yield, 0 or more
+     * @param minParkNanos the first park (positive)
+     * @param maxParkNanos the longest park, at least {@code minParkNanos}
+     * @return a new strategy (it has state: one per polling thread)
+     * @throws IllegalArgumentException for a negative count or a park range that is empty
      */
     static IdleStrategy backoff(int spins, int yields, long minParkNanos, long maxParkNanos) {
         if (spins < 0 || yields < 0 || minParkNanos <= 0 || maxParkNanos < minParkNanos) {
@@ -118,7 +135,7 @@ public interface IdleStrategy {
             park = minPark;
         }
 
-        /** Parks so far have reached this many nanoseconds (for tests and diagnostics). */
+        /** {@return the park the next empty poll makes, in nanoseconds; 0 while it still spins or yields} */
         public long currentParkNanos() {
             return empty < spins + yields ? 0 : park;
         }
