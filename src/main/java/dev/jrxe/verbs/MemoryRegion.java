@@ -6,9 +6,22 @@ import dev.jrxe.memory.MemoryRegions;
 import dev.jrxe.memory.Region;
 
 /**
- * A registered memory region ({@code ibv_mr}): pinned, explicit ODP or implicit ODP, per its
- * access flags. The transport reaches its memory only through the key table; this object is the
- * application's handle.
+ * A registered memory region ({@code ibv_mr}), from {@link ProtectionDomain#registerMemory}:
+ * pinned (populated and locked at registration), explicit ODP ({@code Access.ON_DEMAND}: pages
+ * faulted in on first access) or implicit ODP (address 0, length -1 and ON_DEMAND: the whole
+ * address space, in 2 MiB children made on first touch). The transport reaches its memory only
+ * through the device's key table; this object is the application's handle.
+ *
+ * <pre>{@code
+ * MemorySegment buf = Arena.ofShared().allocate(1 << 20);
+ * MemoryRegion mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
+ * RemoteBuffer mine = mr.remote(0, 4096);   // address, length and rkey for the peer
+ * recvWr.sge(mr, 0, 4096);                  // an SGE with its lkey
+ * mr.close();                               // ibv_dereg_mr
+ * }</pre>
+ *
+ * <p>Thread safe: the accessors may be read from any thread while {@link #rereg} or
+ * {@link #close} (which serialize on the region) run.
  */
 public final class MemoryRegion implements AutoCloseable {
     private ProtectionDomain pd;
@@ -37,28 +50,41 @@ public final class MemoryRegion implements AutoCloseable {
         }
     }
 
+    /** {@return the region's protection domain (the new one after a {@code CHANGE_PD} rereg)} */
     public ProtectionDomain pd() {
         return pd;
     }
 
+    /** {@return {@code mr->lkey}: the local key, for SGEs of this PD's QPs} */
     public int lkey() {
         return region.lkey();
     }
 
+    /**
+     * {@return {@code mr->rkey}: the remote key (the same value as the lkey), or 0 when the access
+     * flags allow no remote access (REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC, FLUSH_*), as rxe}
+     */
     public int rkey() {
         return region.rkey();
     }
 
-    /** Start address (0 for an implicit region). */
+    /**
+     * {@return the address of the first byte as work requests and peers name it: the iova (the
+     * process address unless registered with another iova); 0 for an implicit region}
+     */
     public long addr() {
         return region.start();
     }
 
-    /** Length in bytes (-1, i.e. U64_MAX, for an implicit region). */
+    /** {@return {@code mr->length} in bytes (-1, i.e. U64_MAX, for an implicit region)} */
     public long length() {
         return region.length();
     }
 
+    /**
+     * {@return the {@link dev.jrxe.ib.Access} bits the region was registered (or last
+     * re-registered) with, without the optional ones such as RELAXED_ORDERING}
+     */
     public int access() {
         return region.access();
     }
@@ -67,6 +93,9 @@ public final class MemoryRegion implements AutoCloseable {
      * The address of {@code [offset, offset + length)} of this region, checked to be inside it
      * (for an implicit region, {@code offset} is the address itself).
      *
+     * @param offset bytes from {@link #addr()}
+     * @param length bytes of the range
+     * @return the address of byte {@code offset}, as an SGE or a peer's work request takes it
      * @throws IndexOutOfBoundsException when the range is not inside the region
      */
     public long addressAt(long offset, long length) {
@@ -81,7 +110,10 @@ public final class MemoryRegion implements AutoCloseable {
         return addr() + offset;
     }
 
-    /** The whole region as a buffer a peer can READ, WRITE or apply atomics to (with this rkey). */
+    /**
+     * {@return the whole region as a buffer a peer can READ, WRITE or apply atomics to, with this
+     * rkey (as far as the access flags allow)}
+     */
     public RemoteBuffer remote() {
         return new RemoteBuffer(addr(), length(), rkey());
     }
@@ -89,6 +121,9 @@ public final class MemoryRegion implements AutoCloseable {
     /**
      * {@code [offset, offset + length)} of this region as a buffer for a peer.
      *
+     * @param offset bytes from {@link #addr()} (an address, for an implicit region)
+     * @param length bytes
+     * @return the range's address and length with this region's rkey
      * @throws IndexOutOfBoundsException when the range is not inside the region
      */
     public RemoteBuffer remote(long offset, long length) {
@@ -105,6 +140,16 @@ public final class MemoryRegion implements AutoCloseable {
      * access ({@code Rereg.CHANGE_ACCESS}) and/or memory ({@code Rereg.CHANGE_TRANSLATION}, with
      * {@code segment}); the keys stay the same. Everything is validated first: on error nothing
      * has changed. Flags from {@link dev.jrxe.ib.Rereg}.
+     *
+     * @param flags     an OR of {@code Rereg.CHANGE_*}, not 0
+     * @param newPd     the new PD, of the same device (for CHANGE_PD)
+     * @param segment   the new native memory, its address the new iova (for CHANGE_TRANSLATION)
+     * @param newAccess the new {@link dev.jrxe.ib.Access} bits (for CHANGE_ACCESS; adding or
+     *                  removing ON_DEMAND needs CHANGE_TRANSLATION too)
+     * @throws VerbsException EINVAL for flags 0 or unknown, a PD of another device, no segment,
+     *                        a deregistered region, or ON_DEMAND toggled without
+     *                        CHANGE_TRANSLATION; EBUSY while windows or indirect keys use the
+     *                        region; errnos of registration for the new access or memory
      */
     public synchronized void rereg(int flags, ProtectionDomain newPd, java.lang.foreign.MemorySegment segment,
                                    int newAccess) {
@@ -129,7 +174,14 @@ public final class MemoryRegion implements AutoCloseable {
         }
     }
 
-    /** {@code ibv_dereg_mr}. */
+    /**
+     * {@code ibv_dereg_mr}: the keys stop working at once; once accesses in flight finish, pinned
+     * pages are unlocked (or ODP children released) and jrxe no longer touches the memory.
+     * Closing twice, or after the device closed, is harmless.
+     *
+     * @throws VerbsException EBUSY while memory windows are bound to it or configured indirect
+     *                        keys use it
+     */
     @Override
     public synchronized void close() {
         if (closed) {

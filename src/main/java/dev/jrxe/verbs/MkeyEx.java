@@ -28,6 +28,20 @@ import dev.jrxe.transport.SendWqe;
  *       MW_BIND_ERR.</li>
  * </ul>
  * Building a layout allocates it (a control operation); using the key allocates nothing.
+ *
+ * <pre>{@code
+ * QpEx x = qp.ex();                 // an RC QP with mkeySendOpsFlags and cap.maxInlineData >= 60
+ * MkeyEx mx = MkeyEx.from(x);       // once per QP
+ * x.start();
+ * x.wrId = 7;
+ * x.wrFlags = SendFlags.INLINE | SendFlags.SIGNALED;
+ * mx.mrList(mkey, Access.LOCAL_WRITE | Access.REMOTE_READ, sgeA, sgeB);
+ * x.complete();                     // throws the first latched errno; then nothing was posted
+ * }</pre>
+ *
+ * <p>Not thread safe: use it only on the thread that holds the {@link QpEx} batch (which holds
+ * the QP's send queue); a {@link #mkeyConfigure} and its setters must go through the same
+ * {@code MkeyEx}. Errors latch in the batch, as {@link QpEx}'s builders' do.
  */
 public final class MkeyEx {
     private final QpEx x;
@@ -45,12 +59,26 @@ public final class MkeyEx {
         this.maxInline = maxInline;
     }
 
-    /** {@code mlx5dv_qp_ex_from_ibv_qp_ex}. */
+    /**
+     * {@code mlx5dv_qp_ex_from_ibv_qp_ex}: the indirect-key builders over {@code x}'s batches.
+     * Allocates a new object; keep it for the QP's life.
+     *
+     * @param x the QP's extended API ({@link QueuePair#ex()})
+     * @return builders limited by the QP's {@code mkeySendOpsFlags} and {@code max_inline_data}
+     */
     public static MkeyEx from(QpEx x) {
         return new MkeyEx(x, x.mkeySendOpsFlags(), x.qp().cap().maxInlineData);
     }
 
-    /** {@code struct mlx5dv_mr_interleaved}: {@code bytesCount} bytes at {@code addr}, then skip {@code bytesSkip}. */
+    /**
+     * {@code struct mlx5dv_mr_interleaved}: {@code bytesCount} bytes at {@code addr}, then skip
+     * {@code bytesSkip}, per repeat. Immutable.
+     *
+     * @param addr       {@code addr}: where the entry starts, in the region's address space (its iova)
+     * @param bytesCount {@code bytes_count}: bytes taken per repeat (unsigned, at most 0xFFFF)
+     * @param bytesSkip  {@code bytes_skip}: bytes skipped after them (count + skip at most 0xFFFF)
+     * @param lkey       {@code lkey}: the region's lkey, a region of the key's PD
+     */
     public record Interleaved(long addr, int bytesCount, int bytesSkip, int lkey) {
     }
 
@@ -79,7 +107,16 @@ public final class MkeyEx {
         return w;
     }
 
-    /** {@code mlx5dv_wr_mr_interleaved}: access flags and an interleaved layout in one request. */
+    /**
+     * {@code mlx5dv_wr_mr_interleaved}: access flags and an interleaved layout in one request. The
+     * key's bytes are the entries' {@code bytesCount} slices one after the other, the group
+     * {@code repeatCount} times, each repeat advancing every entry by its count + skip.
+     *
+     * @param mkey        a free key of this device
+     * @param accessFlags LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC (others: EINVAL)
+     * @param repeatCount how many times the group repeats, at least 1 (else EINVAL)
+     * @param data        the entries, 1 up to one fewer than the list limit (0: EINVAL; more: ENOMEM)
+     */
     public void mrInterleaved(IndirectMemoryKey mkey, int accessFlags, int repeatCount, Interleaved... data) {
         SendWqe w = begin(mkey, MkeySendOps.MR_INTERLEAVED);
         if (w != null && access(w, accessFlags)) {
@@ -87,7 +124,15 @@ public final class MkeyEx {
         }
     }
 
-    /** {@code mlx5dv_wr_mr_list}: access flags and a list layout in one request. */
+    /**
+     * {@code mlx5dv_wr_mr_list}: access flags and a list layout in one request: the key's bytes
+     * are the SGEs' bytes one after the other.
+     *
+     * @param mkey        a free key of this device
+     * @param accessFlags LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC (others: EINVAL)
+     * @param sges        the entries: address, length and lkey of regions of the key's PD, 1 up
+     *                    to the list limit (0: EINVAL; more: ENOMEM)
+     */
     public void mrList(IndirectMemoryKey mkey, int accessFlags, Sge... sges) {
         SendWqe w = begin(mkey, MkeySendOps.MR_LIST);
         if (w != null && access(w, accessFlags)) {
@@ -95,7 +140,13 @@ public final class MkeyEx {
         }
     }
 
-    /** {@code mlx5dv_wr_mkey_configure}: a request completed by exactly {@code numSetters} setters. */
+    /**
+     * {@code mlx5dv_wr_mkey_configure}: a request completed by exactly {@code numSetters} setters
+     * ({@link #setMkeyAccessFlags}, one of the layout setters), called next on this object.
+     *
+     * @param mkey       a free key of this device
+     * @param numSetters 1 or 2 (else EINVAL)
+     */
     public void mkeyConfigure(IndirectMemoryKey mkey, int numSetters) {
         SendWqe w = begin(mkey, MkeySendOps.MKEY_CONFIGURE);
         if (w == null) {
@@ -112,7 +163,12 @@ public final class MkeyEx {
         configuringKey = mkey;
     }
 
-    /** {@code mlx5dv_wr_set_mkey_access_flags}. */
+    /**
+     * {@code mlx5dv_wr_set_mkey_access_flags}: the access of the request {@link #mkeyConfigure}
+     * began; at most once (EINVAL).
+     *
+     * @param accessFlags LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC (others: EINVAL)
+     */
     public void setMkeyAccessFlags(int accessFlags) {
         SendWqe w = setter();
         if (w == null) {
@@ -128,7 +184,12 @@ public final class MkeyEx {
         }
     }
 
-    /** {@code mlx5dv_wr_set_mkey_layout_list}. */
+    /**
+     * {@code mlx5dv_wr_set_mkey_layout_list}: a list layout for the request {@link #mkeyConfigure}
+     * began, as {@link #mrList}; one layout per request (EINVAL).
+     *
+     * @param sges the entries, 1 up to the list limit (0: EINVAL; more: ENOMEM)
+     */
     public void setMkeyLayoutList(Sge... sges) {
         SendWqe w = layoutSetter();
         if (w != null && list(w, configuringKey, sges)) {
@@ -136,7 +197,13 @@ public final class MkeyEx {
         }
     }
 
-    /** {@code mlx5dv_wr_set_mkey_layout_interleaved}. */
+    /**
+     * {@code mlx5dv_wr_set_mkey_layout_interleaved}: an interleaved layout for the request
+     * {@link #mkeyConfigure} began, as {@link #mrInterleaved}; one layout per request (EINVAL).
+     *
+     * @param repeatCount how many times the group repeats, at least 1 (else EINVAL)
+     * @param data        the entries, 1 up to one fewer than the list limit (0: EINVAL; more: ENOMEM)
+     */
     public void setMkeyLayoutInterleaved(int repeatCount, Interleaved... data) {
         SendWqe w = layoutSetter();
         if (w != null && interleaved(w, configuringKey, repeatCount, data)) {

@@ -11,10 +11,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code IBV_EVENT_SRQ_LIMIT_REACHED} once when fewer WQEs than the limit remain, and disarms it.
  * An empty SRQ makes its RC QPs answer RNR, as an empty receive queue does. A QP that goes to the
  * error state flushes only the WQE it was filling; the rest stay for the other QPs.
+ *
+ * <pre>{@code
+ * SharedReceiveQueue srq = pd.createSrq(new SharedReceiveQueue.Attr(1024, 1, 16)); // max_wr, max_sge, limit
+ * QpInitAttr init = new QpInitAttr(QpType.RC, cq, cq, new QpCap());
+ * init.srq = srq;                                  // before pd.createQp(init)
+ * srq.postRecv(new RecvWr().sge(mr, 0, 4096));     // wrId 0
+ * }</pre>
+ *
+ * <p>Thread safe: {@link #postRecv} serializes on the SRQ (several threads may post), the engine
+ * consumes WQEs concurrently, and {@link #modify}, {@link #query} and {@link #close} may be
+ * called from any thread.
  */
 public final class SharedReceiveQueue implements AutoCloseable {
-    /** {@code ibv_srq_attr_mask}. */
+    /** {@code IBV_SRQ_MAX_WR} of {@code enum ibv_srq_attr_mask}: resize (not supported: EINVAL). */
     public static final int ATTR_MAX_WR = 1;
+    /** {@code IBV_SRQ_LIMIT} of {@code enum ibv_srq_attr_mask}: arm (or disarm) the limit. */
     public static final int ATTR_LIMIT = 1 << 1;
 
     private final ProtectionDomain pd;
@@ -24,15 +36,30 @@ public final class SharedReceiveQueue implements AutoCloseable {
     final AtomicInteger users = new AtomicInteger();
     private boolean closed;
 
-    /** {@code struct ibv_srq_attr}. */
+    /**
+     * {@code struct ibv_srq_attr}: the sizes and limit of an SRQ, for {@link ProtectionDomain#createSrq},
+     * {@link #modify} and {@link #query}. Not thread safe: a plain mutable object; the calls copy
+     * it (creation writes {@code maxSge} back).
+     */
     public static final class Attr {
+        /** {@code max_wr}: receive WQEs the SRQ holds, {@code 1..max_srq_wr}. */
         public int maxWr;
+        /** {@code max_sge}: SGEs per receive WQE, {@code 0..max_srq_sge} (granted: at least 1). */
         public int maxSge;
+        /** {@code srq_limit}: fire {@code IBV_EVENT_SRQ_LIMIT_REACHED} below this many WQEs; 0: not armed. */
         public int srqLimit;
 
+        /** All zero: fill it in, or pass it to {@link #modify} with only {@code srqLimit} set. */
         public Attr() {
         }
 
+        /**
+         * Attributes for {@link ProtectionDomain#createSrq}.
+         *
+         * @param maxWr    {@code max_wr}, receive WQEs
+         * @param maxSge   {@code max_sge}, SGEs per WQE
+         * @param srqLimit {@code srq_limit}, 0 for none
+         */
         public Attr(int maxWr, int maxSge, int srqLimit) {
             this.maxWr = maxWr;
             this.maxSge = maxSge;
@@ -62,6 +89,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
+    /** {@return the protection domain the SRQ was created in} */
     public ProtectionDomain pd() {
         return pd;
     }
@@ -77,7 +105,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * {@code ibv_modify_srq}: {@link #ATTR_LIMIT} arms the limit (0 disarms; more than max_wr:
      * EINVAL). {@link #ATTR_MAX_WR}: EINVAL, jrxe cannot resize an SRQ (the device does not
-     * advertise SRQ_RESIZE).
+     * advertise SRQ_RESIZE). Arming again replaces the limit; the event fires once per arming.
+     *
+     * @param attr the new attributes; only {@code srqLimit} is read
+     * @param mask {@link #ATTR_LIMIT}
+     * @throws VerbsException EINVAL for another mask bit or a limit outside {@code 0..max_wr}
      */
     public void modify(Attr attr, int mask) {
         if ((mask & ~(ATTR_MAX_WR | ATTR_LIMIT)) != 0 || (mask & ATTR_MAX_WR) != 0) {
@@ -91,7 +123,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
-    /** {@code ibv_query_srq}: max_wr, max_sge and the armed limit (0 once it fired). */
+    /**
+     * {@code ibv_query_srq}.
+     *
+     * @return a new {@link Attr}: max_wr, max_sge (as granted) and the armed limit (0 once it fired)
+     */
     public Attr query() {
         return new Attr(maxWr, maxSge, queue.limit());
     }
@@ -99,6 +135,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /**
      * {@code ibv_post_srq_recv}: posts the chain; EINVAL for too many SGEs, ENOMEM when full; stops
      * at the first bad request.
+     *
+     * @param wr the first of a chain linked by {@code next}; the SRQ copies each, so they may be
+     *           reused at once
+     * @throws PostException EINVAL for more SGEs than max_sge (or than the request has) or a
+     *                       destroyed SRQ, ENOMEM when full; {@link PostException#badWr()} is the
+     *                       request not posted, those before it were
      */
     public void postRecv(RecvWr wr) {
         synchronized (queue) {
@@ -130,7 +172,12 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
-    /** {@code ibv_destroy_srq}: EBUSY while QPs use it; twice is harmless. */
+    /**
+     * {@code ibv_destroy_srq}: EBUSY while QPs use it; twice is harmless. WQEs still posted are
+     * dropped without completions.
+     *
+     * @throws VerbsException EBUSY while a QP created with it exists
+     */
     @Override
     public void close() {
         synchronized (queue) {

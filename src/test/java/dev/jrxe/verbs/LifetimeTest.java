@@ -90,6 +90,10 @@ class LifetimeTest {
             pd.close();
             cq.close();
             assertThatThrownBy(() -> cq.poll(new WorkCompletion[1])).isInstanceOf(IllegalStateException.class);
+            CompletionQueue cx = dev.createCqEx(4, null, 0, 0);
+            CqEx x = cx.ex();
+            cx.close();
+            assertThatThrownBy(x::startPoll).as("the extended poll too").isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> pd.registerMemory(buf, Access.LOCAL_WRITE)).isInstanceOf(IllegalStateException.class);
         }
     }
