@@ -4,11 +4,23 @@ import dev.jrxe.verbs.VerbsException;
 
 /**
  * Why a connection did not come about, for the endpoint API ({@link RdmaClient},
- * {@link RdmaServer}): the kind, the errno a C program would see, the CM's REJ reason and the
- * peer's private data when it rejected.
+ * {@link RdmaServer}): the kind (a subclass), the errno a C program would see
+ * ({@link #errno()}), the CM's REJ reason and the peer's private data when it rejected. Thrown by
+ * {@link RdmaClient#connect(dev.jrxe.verbs.Device, int, int, EndpointOptions)}.
+ *
+ * <p>Immutable: safe to share between threads.
+ *
+ * <pre>{@code
+ * try (RdmaEndpoint ep = RdmaClient.connect(device, serverAddr, 7471)) {
+ *     // ...
+ * } catch (CmException.Rejected e) {
+ *     byte[] why = e.privateData();
+ * }
+ * }</pre>
  */
 public class CmException extends VerbsException {
     private static final long serialVersionUID = 1L;
+    /** The REJ reason, or 0. */
     private final int rejectReason;
     private final transient byte[] privateData;
 
@@ -18,12 +30,15 @@ public class CmException extends VerbsException {
         this.privateData = privateData;
     }
 
-    /** The REJ reason ({@link CmMessages.RejReason}), or 0. */
+    /** {@return the REJ reason ({@link CmMessages.RejReason}), or 0 when no REJ came} */
     public int rejectReason() {
         return rejectReason;
     }
 
-    /** The private data of a consumer's reject, or null. */
+    /**
+     * {@return a copy of the private data of a consumer-defined REJ ({@code rdma_reject}; the
+     * field's full 148 bytes), or null}
+     */
     public byte[] privateData() {
         return privateData == null ? null : privateData.clone();
     }
@@ -37,7 +52,10 @@ public class CmException extends VerbsException {
         }
     }
 
-    /** The peer rejected the connection (with its private data): ECONNREFUSED. */
+    /**
+     * The peer rejected the connection (any REJ reason but invalid service ID; its private data for a
+     * consumer reject): ECONNREFUSED.
+     */
     public static final class Rejected extends CmException {
         private static final long serialVersionUID = 1L;
 
@@ -46,7 +64,7 @@ public class CmException extends VerbsException {
         }
     }
 
-    /** No answer within the connect timeout: ETIMEDOUT. */
+    /** No answer within {@link EndpointOptions#connectTimeout()}: ETIMEDOUT. */
     public static final class TimedOut extends CmException {
         private static final long serialVersionUID = 1L;
 
@@ -55,7 +73,7 @@ public class CmException extends VerbsException {
         }
     }
 
-    /** The CM gave up retransmitting (UNREACHABLE), or the connection failed to set up: EHOSTUNREACH. */
+    /** The CM gave up retransmitting (UNREACHABLE), or the connection failed to set up: EHOSTUNREACH (113). */
     public static final class Unreachable extends CmException {
         private static final long serialVersionUID = 1L;
 

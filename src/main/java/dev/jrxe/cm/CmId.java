@@ -18,11 +18,27 @@ import dev.jrxe.verbs.VerbsException;
  * {@code struct rdma_cm_id}: one end of an rdma_cm connection, or a listener. The calls follow
  * librdmacm's, so a C rdma_cm program ports line for line: {@link #create} ({@code rdma_create_id}
  * on a device), {@link #bindAddr}, {@link #resolveAddr} and {@link #resolveRoute} (immediate:
- * jrxe devices are IP endpoints, no ARP or path query), {@link #createQp} (an RC QP, moved to
- * INIT), {@link #connect}, {@link #listen}, {@link #accept}, {@link #reject}, {@link #disconnect},
- * {@link #close} ({@code rdma_destroy_id}, and the QP {@code createQp} made). Events arrive on the
- * id's {@link EventChannel}. The wire is the IB CM's, over the device's QP1, so a Linux rdma_cm
- * peer (rping, perftest -R) talks to it.
+ * jrxe devices are IP endpoints, no ARP or path query), {@link #createQp} (an RC QP moved to
+ * INIT, or for RDMA_PS_UDP a UD QP moved to RTS), {@link #connect}, {@link #listen},
+ * {@link #accept}, {@link #reject}, {@link #disconnect}, {@link #close} ({@code rdma_destroy_id},
+ * and the QP {@code createQp} made). Events arrive on the id's {@link EventChannel}; a passive id
+ * arrives in a CONNECT_REQUEST event on its listener's channel. The wire is the IB CM's, over the
+ * device's QP1, so a Linux rdma_cm peer (rping, perftest -R) talks to it. Addresses are IPv4
+ * addresses as big-endian ints ({@code Device.address()}); errors are {@link VerbsException}s
+ * with librdmacm's errno.
+ *
+ * <p>Thread safe: every call that changes the id takes the lock of the device's CM agent (one per
+ * device, shared by all its ids; the agent's thread takes it too, to handle MADs and timers), so
+ * calls may come from any thread. The address and QP accessors read without that lock: rely on
+ * them on the thread that set them, or after the event that reported the change.
+ *
+ * <pre>{@code
+ * CmId id = CmId.create(channel, device, ServiceIds.PS_TCP);
+ * id.resolveAddr(0, serverAddr, 7174, 2000);   // ADDR_RESOLVED on the channel
+ * id.resolveRoute(2000);                       // ROUTE_RESOLVED
+ * id.createQp(pd, new QpInitAttr(QpType.RC, cq, cq, new QpCap(16, 16, 1, 1, 0)));
+ * id.connect(new ConnParam());                 // ESTABLISHED, REJECTED or UNREACHABLE
+ * }</pre>
  */
 public final class CmId implements AutoCloseable {
     static final int IDLE = 0;
@@ -127,6 +143,13 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_create_id} on {@code device}: events go to {@code channel}; {@code portSpace}
      * {@link ServiceIds#PS_TCP} for RC (what rping and perftest use), {@link ServiceIds#PS_UDP}
      * for UD: "connect" then resolves the peer's QPN and Q_Key with SIDR (ESTABLISHED carries them).
+     * The device's first id starts its CM agent (QP1 and a thread); its last id's close stops it.
+     *
+     * @param channel where the id's events go
+     * @param device the local device; the id's address is the device's
+     * @param portSpace {@link ServiceIds#PS_TCP} or {@link ServiceIds#PS_UDP}
+     * @return a new id in the idle state
+     * @throws VerbsException EPROTONOSUPPORT for another port space
      */
     public static CmId create(EventChannel channel, Device device, int portSpace) {
         if (portSpace != ServiceIds.PS_TCP && portSpace != ServiceIds.PS_UDP) {
@@ -141,32 +164,46 @@ public final class CmId implements AutoCloseable {
         return new CmId(listener.device, listener.channel, listener.portSpace, listener);
     }
 
+    /** {@return the device the id was created on ({@code cm_id->verbs})} */
     public Device device() {
         return device;
     }
 
-    /** The QP {@link #createQp} made, or null. */
+    /** {@return the QP {@link #createQp} made ({@code cm_id->qp}), or null (none yet, or closed)} */
     public QueuePair qp() {
         return qp;
     }
 
+    /** {@return this side's IPv4 address: the device's, a big-endian int} */
     public int localAddress() {
         return localAddr;
     }
 
+    /**
+     * {@return this side's rdma_cm port: the bound one, an ephemeral one (32768..60999) picked by
+     * {@code bindAddr(.., 0)} or {@code resolveAddr}, a passive id's listener's; 0 before}
+     */
     public int localPort() {
         return localPort;
     }
 
+    /**
+     * {@return the peer's IPv4 address (big-endian int): {@code resolveAddr}'s destination, or a
+     * passive id's REQ sender; 0 before}
+     */
     public int remoteAddress() {
         return remoteAddr;
     }
 
+    /** {@return the peer's rdma_cm port: {@code resolveAddr}'s, or the source port in a passive id's REQ; 0 before} */
     public int remotePort() {
         return remotePort;
     }
 
-    /** The connection's state as the CM sees it (for diagnostics). */
+    /**
+     * {@return the connection's state as the CM sees it (for diagnostics), such as
+     * {@code "ESTABLISHED"} or {@code "REQ_SENT"}}
+     */
     public String stateName() {
         synchronized (agent) {
             return STATES[state];
@@ -176,7 +213,17 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_set_option}-like: the CM response timeout (4.096 µs × 2^x, Linux rdma_cm: 20 ≈ 4 s)
      * and retries (15) of the MADs this id sends, and the packet life time the REQ timeout counts
-     * twice (16). Smaller values make a dead peer known sooner.
+     * twice (16). Smaller values make a dead peer known sooner. A REQ, SIDR_REQ or DREQ is resent
+     * every {@code 2 × 2^(packetLifeTime-8) + 2^(cmResponseTimeout-8)} ms, {@code cmRetries} times;
+     * the REQ also carries the timeout and retries to the peer, and the packet life time sets the
+     * local ACK timeout of the REQ and of the QP ({@code cm_ack_timeout}: 16 gives 17). Set it
+     * before {@link #connect}.
+     *
+     * @param cmResponseTimeout 0..31, an IBTA encoded time (4.096 µs × 2^x)
+     * @param cmRetries Max CM Retries, 0..15
+     * @param packetLifeTime 0..31, an IBTA encoded time
+     * @return this id
+     * @throws VerbsException EINVAL for a value out of range
      */
     public CmId timeouts(int cmResponseTimeout, int cmRetries, int packetLifeTime) {
         if (cmResponseTimeout < 0 || cmResponseTimeout > 31 || cmRetries < 0 || cmRetries > 15
@@ -191,7 +238,16 @@ public final class CmId implements AutoCloseable {
         return this;
     }
 
-    /** {@code rdma_bind_addr}: {@code addr} 0 (any) or the device's; {@code port} 0 picks one. */
+    /**
+     * {@code rdma_bind_addr}: {@code addr} 0 (any) or the device's; {@code port} 0 picks one.
+     * Moves an idle id to bound, ready for {@link #listen}; a port in use is found by
+     * {@code listen}, not here.
+     *
+     * @param addr 0 or the device's IPv4 address (big-endian int)
+     * @param port 0..65535; 0 picks an ephemeral port (32768..60999)
+     * @throws VerbsException EADDRNOTAVAIL for another address; EINVAL for a bad port or an id
+     *     that is not idle
+     */
     public void bindAddr(int addr, int port) {
         if (addr != 0 && addr != device.address()) {
             throw new VerbsException(Errno.EADDRNOTAVAIL, "the device is at " + dev.jrxe.net.Links.formatAddress(
@@ -208,8 +264,16 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
-     * {@code rdma_resolve_addr}: the peer's address and port; ADDR_RESOLVED follows on the channel.
-     * {@code src} 0 or the device's address.
+     * {@code rdma_resolve_addr}: the peer's address and port; ADDR_RESOLVED follows on the channel
+     * (posted before this returns: nothing to look up). {@code src} 0 or the device's address. An
+     * unbound id gets an ephemeral local port.
+     *
+     * @param src 0 or the device's IPv4 address (big-endian int)
+     * @param dst the peer's IPv4 address (big-endian int), not 0
+     * @param dstPort the peer's rdma_cm port, 1..65535
+     * @param timeoutMs librdmacm's resolution timeout in milliseconds; unused (resolution is immediate)
+     * @throws VerbsException EADDRNOTAVAIL for another source address; EINVAL for a zero address,
+     *     a bad port, or an id that is neither idle nor bound
      */
     public void resolveAddr(int src, int dst, int dstPort, int timeoutMs) {
         if (src != 0 && src != device.address()) {
@@ -232,7 +296,13 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** What {@link #resolveAddrinfo} found: the destination's IPv4 address and port. */
+    /**
+     * What {@link #resolveAddrinfo} found: the destination's IPv4 address and port
+     * ({@code struct rdma_addrinfo}'s {@code ai_dst_addr}). A record: immutable.
+     *
+     * @param destAddr the destination's IPv4 address, a big-endian int
+     * @param destPort the destination's port, 1..65535
+     */
     public record AddrInfo(int destAddr, int destPort) {
     }
 
@@ -242,7 +312,11 @@ public final class CmId implements AutoCloseable {
      * {@code rdma_resolve_addrinfo} (DNS, as librdmacm without RAI_SA): resolves {@code node} (a
      * host name or IPv4 address) and {@code service} (a port number) on the calling thread;
      * ADDRINFO_RESOLVED follows ({@link #queryAddrinfo} has the result), or ADDRINFO_ERROR with
-     * -EINVAL (a port that is not one) or -ENOENT (a name without IPv4 address).
+     * -EINVAL (a port that is not one) or -ENOENT (a name without IPv4 address). The id's state
+     * and addresses do not change: pass the result to {@link #resolveAddr}.
+     *
+     * @param node a host name or dotted IPv4 address
+     * @param service a decimal port, 1..65535
      */
     public void resolveAddrinfo(String node, String service) {
         int port;
@@ -281,12 +355,22 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_query_addrinfo}: what {@link #resolveAddrinfo} found, or null. */
+    /**
+     * {@code rdma_query_addrinfo}.
+     *
+     * @return what the last {@link #resolveAddrinfo} found, or null (none yet, or it failed)
+     */
     public AddrInfo queryAddrinfo() {
         return addrInfo;
     }
 
-    /** {@code rdma_resolve_route}: ROUTE_RESOLVED follows (RoCEv2 over IPv4: the route is the address). */
+    /**
+     * {@code rdma_resolve_route}: ROUTE_RESOLVED follows, posted before this returns (RoCEv2 over
+     * IPv4: the route is the address).
+     *
+     * @param timeoutMs librdmacm's timeout in milliseconds; unused
+     * @throws VerbsException EINVAL unless the address is resolved
+     */
     public void resolveRoute(int timeoutMs) {
         synchronized (agent) {
             requireState(ADDR_RESOLVED, "resolve_route");
@@ -296,8 +380,18 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
-     * {@code rdma_create_qp}: an RC QP on {@code pd} for this id, moved to INIT (remote READ, WRITE
-     * and atomics allowed; what the MRs allow decides). The CM moves it to RTR and RTS.
+     * {@code rdma_create_qp}: an RC QP on {@code pd} for this id, moved to INIT (P_Key index 0,
+     * port 1, {@code IBV_ACCESS_LOCAL_WRITE}, remote READ, WRITE and atomics allowed; what the MRs
+     * allow decides). The CM moves it to RTR and RTS. For an RDMA_PS_UDP id: a UD QP moved
+     * straight to RTS with Q_Key {@link ServiceIds#UDP_QKEY}. The id owns the QP: {@link #close}
+     * destroys it.
+     *
+     * @param pd the protection domain the QP is made in
+     * @param attr the QP's CQs and capacities; {@code qpType} {@code IBV_QPT_RC} for RDMA_PS_TCP,
+     *     {@code IBV_QPT_UD} for RDMA_PS_UDP
+     * @return the new QP, also {@link #qp()}
+     * @throws VerbsException EINVAL for the wrong QP type or an id that has a QP; what
+     *     {@code ProtectionDomain.createQp} throws
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
         int wanted = portSpace == ServiceIds.PS_UDP ? QpType.UD : QpType.RC;
@@ -344,7 +438,15 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_connect}: sends the REQ; ESTABLISHED, REJECTED or UNREACHABLE follows. */
+    /**
+     * {@code rdma_connect}: sends the REQ; ESTABLISHED, REJECTED or UNREACHABLE follows (or
+     * CONNECT_ERROR when the QP cannot be moved to RTS). For an RDMA_PS_UDP id a SIDR_REQ:
+     * ESTABLISHED with the peer's QPN and Q_Key, UNREACHABLE, or ADDR_ERROR (a foreign Q_Key).
+     *
+     * @param param what to ask for; read during the call; null for the defaults of {@link ConnParam}
+     * @throws VerbsException EINVAL unless the route is resolved and the QP made, or when the
+     *     private data is too long (56 bytes for a REQ, 180 for a SIDR_REQ)
+     */
     public void connect(ConnParam param) {
         synchronized (agent) {
             requireState(ROUTE_RESOLVED, "connect");
@@ -369,7 +471,11 @@ public final class CmId implements AutoCloseable {
 
     /**
      * {@code rdma_listen}: REQs for this id's port come as CONNECT_REQUEST events; beyond
-     * {@code backlog} requests not yet accepted or rejected, new ones are rejected.
+     * {@code backlog} requests not yet accepted or rejected, new ones are rejected (a REJ,
+     * consumer defined; for UD a SIDR_REP reject).
+     *
+     * @param backlog requests waiting for the application at most; less than 1 counts as 1
+     * @throws VerbsException EINVAL unless the id is bound; EADDRINUSE when the port has a listener
      */
     public void listen(int backlog) {
         synchronized (agent) {
@@ -386,7 +492,17 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_accept}: moves the QP to RTR and RTS and sends the REP; ESTABLISHED follows the RTU. */
+    /**
+     * {@code rdma_accept}, on the passive id of a CONNECT_REQUEST: moves the QP to RTR and RTS and
+     * sends the REP; ESTABLISHED follows the RTU (UNREACHABLE when none comes). For an RDMA_PS_UDP
+     * id: the SIDR_REP with the QP's number and Q_Key, and no event.
+     *
+     * @param param what to grant (at most what the REQ asked); read during the call; null for
+     *     the defaults of {@link ConnParam}
+     * @throws VerbsException EINVAL unless the id has an unanswered request and a QP, or when the
+     *     private data is too long (196 bytes for a REP, 136 for a SIDR_REP); what the QP's
+     *     {@code modify} throws
+     */
     public void accept(ConnParam param) {
         synchronized (agent) {
             requireState(REQ_RCVD, "accept");
@@ -408,7 +524,14 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_reject}: a REJ (consumer defined, with {@code privateData}, at most 148 bytes). */
+    /**
+     * {@code rdma_reject}: a REJ (consumer defined, with {@code privateData}, at most 148 bytes); for
+     * an RDMA_PS_UDP id a SIDR_REP with status reject. The id is done: close it.
+     *
+     * @param privateData what the peer's REJECTED event carries, or null
+     * @throws VerbsException EINVAL unless the id has an unanswered request, or when the private
+     *     data is longer than 148 bytes
+     */
     public void reject(byte[] privateData) {
         synchronized (agent) {
             requireState(REQ_RCVD, "reject");
@@ -427,7 +550,10 @@ public final class CmId implements AutoCloseable {
 
     /**
      * {@code rdma_disconnect}: the QP goes to ERR and a DREQ leaves (or, after the peer's DREQ,
-     * the DREP); DISCONNECTED follows the DREP (or the DREQ's last retry).
+     * the DREP); DISCONNECTED follows the DREP (or the DREQ's last retry); after the peer's DREQ
+     * it came already. Again after that: nothing. An RDMA_PS_UDP id only moves its QP to ERR.
+     *
+     * @throws VerbsException EINVAL for an id that is not (or not yet) connected
      */
     public void disconnect() {
         synchronized (agent) {
@@ -452,11 +578,16 @@ public final class CmId implements AutoCloseable {
     /**
      * {@code rdma_destroy_id}, and {@code rdma_destroy_qp} of the QP {@link #createQp} made. What
      * the peer is owed goes first, as Linux's cm_destroy_id sends it: REJ (timeout) for a REQ
-     * under way, REJ for an unanswered one, DREQ for an established connection, DREP for a DREQ.
+     * under way, REJ for an unanswered one, DREQ for an established connection, DREP for a DREQ;
+     * nothing waits for answers. A listener stops listening. Idempotent: a second call does nothing.
      */
     @Override
     public void close() {
         synchronized (agent) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
             if (portSpace == ServiceIds.PS_UDP && state == REQ_RCVD) {
                 CmProtocol.sendSidrRep(this, CmMessages.SidrRep.REJECT, null); // unanswered: refused
             }
@@ -483,6 +614,9 @@ public final class CmId implements AutoCloseable {
         }
         agent.leave(this);
     }
+
+    /** {@link #close} ran (guarded by the agent): a second close must not leave the agent twice. */
+    private boolean destroyed;
 
     // ------------------------------------------------------------------ for the protocol
 

@@ -3,12 +3,37 @@ package dev.jrxe.cm;
 import dev.jrxe.verbs.Device;
 import java.util.concurrent.TimeUnit;
 
-/** The client half of the endpoint API: {@link #connect} returns a connected {@link RdmaEndpoint}. */
+/**
+ * The client half of the endpoint API: {@link #connect} returns a connected
+ * {@link RdmaEndpoint}, doing what an rdma_cm client does ({@code rdma_create_id},
+ * {@code rdma_resolve_addr}, {@code rdma_resolve_route}, {@code rdma_create_qp},
+ * {@code rdma_connect}) on an event channel of the endpoint's own. The server may be
+ * {@link RdmaServer} or any Linux rdma_cm listener on RDMA_PS_TCP.
+ *
+ * <p>Thread safe: static and stateless; any number of threads may connect at once.
+ *
+ * <pre>{@code
+ * try (RdmaEndpoint ep = RdmaClient.connect(device, serverAddr, 7471)) {
+ *     MemoryRegion mr = ep.register(buf, Access.LOCAL_WRITE);
+ *     ep.qp().postRecv(new RecvWr(1).sge(mr, 0, 4096));
+ * }
+ * }</pre>
+ */
 public final class RdmaClient {
     private RdmaClient() {
     }
 
-    /** {@link #connect(Device, int, int, EndpointOptions)} with the default options. */
+    /**
+     * {@link #connect(Device, int, int, EndpointOptions)} with {@link EndpointOptions#DEFAULT}
+     * (5 s connect timeout).
+     *
+     * @param device the local device
+     * @param address the server's IPv4 address, a big-endian int ({@code Device.address()})
+     * @param port the server's rdma_cm port, 1..65535
+     * @return the connected endpoint, the caller's to close
+     * @throws InterruptedException when the thread is interrupted while waiting; nothing is left behind
+     * @throws CmException why the connection did not come about (see the four-argument form)
+     */
     public static RdmaEndpoint connect(Device device, int address, int port) throws InterruptedException {
         return connect(device, address, port, EndpointOptions.DEFAULT);
     }
@@ -18,6 +43,14 @@ public final class RdmaClient {
      * returns the connected endpoint. Never hangs: within {@code options.connectTimeout()} the
      * connection is up or this throws.
      *
+     * @param device the local device
+     * @param address the server's IPv4 address, a big-endian int ({@code Device.address()})
+     * @param port the server's rdma_cm port, 1..65535
+     * @param options the QP, CQ and READ/atomic sizes, the REQ's private data, the timeout
+     * @return the connected endpoint, the caller's to close
+     * @throws InterruptedException when the thread is interrupted while waiting; nothing is left behind
+     * @throws dev.jrxe.verbs.VerbsException EINVAL for a zero address, a bad port or private data over 56 bytes;
+     *     what creating the PD, CQ or QP throws
      * @throws CmException.Refused    nothing listens there
      * @throws CmException.Rejected   the server rejected (its private data in the exception)
      * @throws CmException.TimedOut   no answer within the timeout

@@ -16,10 +16,24 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One connected RC queue pair, as the endpoint API hands it out: its own protection domain, one
- * CQ for sends and receives, a registry of the buffers registered through it, and the peer's
- * address and private data. {@link #close()} disconnects (DREQ, waiting a bounded time for the
- * peer's DREP) and releases everything in reverse order: QP, regions, CQ, PD, CM id.
+ * One connected RC queue pair, as the endpoint API hands it out ({@link RdmaClient#connect},
+ * {@link RdmaServer#accept}): its own protection domain, one CQ for sends and receives, a
+ * registry of the buffers registered through it, and the peer's address and private data. The
+ * QP is in RTS when the endpoint is handed out; post to {@link #qp()} and poll {@link #cq()} with
+ * the ordinary verbs. {@link #close()} disconnects (DREQ, waiting a bounded time for the peer's
+ * DREP) and releases everything in reverse order: CM id with its QP, regions, CQ, PD.
+ *
+ * <p>Thread safe: {@link #register} and {@link #close()} are serialized on the endpoint; the
+ * accessors may be called from any thread; the QP, CQ and PD follow the verbs rules (posts
+ * serialize on the QP's send or receive queue, {@code CompletionQueue.poll} is thread safe).
+ *
+ * <pre>{@code
+ * try (RdmaEndpoint ep = RdmaClient.connect(device, serverAddr, 7471)) {
+ *     MemoryRegion mr = ep.register(buf, Access.LOCAL_WRITE);
+ *     ep.qp().postRecv(new RecvWr(1).sge(mr, 0, 4096));
+ *     int n = ep.cq().poll(wcs);
+ * }
+ * }</pre>
  */
 public final class RdmaEndpoint implements AutoCloseable {
     private static final long DISCONNECT_WAIT_MS = 2000;
@@ -63,32 +77,49 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
+    /** {@return the connection's RC QP, in RTS once connected; destroyed by {@link #close()}} */
     public QueuePair qp() {
         return qp;
     }
 
+    /**
+     * {@return the one CQ both the QP's send and receive queues complete to
+     * ({@link EndpointOptions#cqSize()} entries)}
+     */
     public CompletionQueue cq() {
         return cq;
     }
 
+    /**
+     * {@return the endpoint's own PD, the QP's; register buffers in it with {@link #register} to have
+     * them closed with the endpoint}
+     */
     public ProtectionDomain pd() {
         return pd;
     }
 
+    /** {@return the local device} */
     public Device device() {
         return id.device();
     }
 
-    /** The peer's IPv4 address (big-endian int) and rdma_cm port. */
+    /** {@return the peer's IPv4 address, a big-endian int} */
     public int peerAddress() {
         return id.remoteAddress();
     }
 
+    /**
+     * {@return the peer's rdma_cm port: the listening port on a client's endpoint, the client's source
+     * port on a server's}
+     */
     public int peerPort() {
         return id.remotePort();
     }
 
-    /** The private data the peer sent with its REQ (server side) or REP (client side). */
+    /**
+     * {@return a copy of the private data the peer sent with its REQ (server side: the 56 user
+     * bytes after the rdma_cm header) or REP (client side: all 196 bytes), or an empty array}
+     */
     public byte[] peerPrivateData() {
         byte[] p = peerPrivateData;
         return p == null ? new byte[0] : p.clone();
@@ -98,7 +129,10 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.peerPrivateData = data;
     }
 
-    /** Whether the peer has disconnected (or the connection failed). */
+    /**
+     * {@return whether the peer has disconnected (a DISCONNECTED event), or on a server's endpoint
+     * the connection failed}
+     */
     public boolean isDisconnected() {
         pumpOwnChannel();
         return disconnected.getCount() == 0;
@@ -113,7 +147,16 @@ public final class RdmaEndpoint implements AutoCloseable {
         disconnected.countDown();
     }
 
-    /** Registers {@code segment} in this endpoint's PD; the region is deregistered with the endpoint. */
+    /**
+     * Registers {@code segment} in this endpoint's PD ({@code ibv_reg_mr}); the region is
+     * deregistered with the endpoint.
+     *
+     * @param segment the memory to register
+     * @param access {@code IBV_ACCESS_*} flags ({@link dev.jrxe.ib.Access})
+     * @return the region; its keys go to the peer for RDMA READ/WRITE
+     * @throws IllegalStateException after {@link #close()}
+     * @throws VerbsException what {@code ProtectionDomain.registerMemory} throws
+     */
     public synchronized MemoryRegion register(MemorySegment segment, int access) {
         if (closed) {
             throw new IllegalStateException("the endpoint is closed");
@@ -148,7 +191,12 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Disconnects (bounded wait for the peer) and releases the QP, regions, CQ, PD and CM id. */
+    /**
+     * Disconnects (a DREQ, waiting at most 2 s for the DREP; nothing more when the peer's DREQ
+     * came first: the CM answered it on arrival) and releases the CM id with its QP, the
+     * regions, CQ and PD, and a client's event channel. Each release runs even if another fails.
+     * Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {

@@ -9,10 +9,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The server half of the endpoint API: listens on an rdma_cm port of a device and accepts every
- * connection request with a fresh endpoint (PD, CQ, QP), handing connected endpoints out through
+ * The server half of the endpoint API: listens on an rdma_cm port of a device (RDMA_PS_TCP,
+ * {@code rdma_bind_addr} + {@code rdma_listen}) and accepts every connection request with a
+ * fresh endpoint (PD, CQ, QP; {@code rdma_accept}), handing connected endpoints out through
  * {@link #accept(Duration)} or a callback ({@link #onConnection}). A thread of its own reads the
- * listener's events; requests beyond the backlog of connections not yet taken are rejected.
+ * listener's events; requests beyond the backlog of connections not yet taken are rejected. The
+ * clients may be {@link RdmaClient} or any Linux rdma_cm client (rping, {@code perftest -R}).
+ *
+ * <p>Thread safe: {@link #accept(Duration)}, {@link #onConnection} and {@link #close()} may be
+ * called from any thread; the server's thread ({@code jrxe-cm-server-PORT}, a daemon) handles
+ * the CM events and runs the callback.
+ *
+ * <pre>{@code
+ * try (RdmaServer server = RdmaServer.bind(device, 7471);
+ *      RdmaEndpoint ep = server.accept(Duration.ofSeconds(5))) {
+ *     if (ep != null) {
+ *         ep.qp().postRecv(new RecvWr(1).sge(ep.register(buf, Access.LOCAL_WRITE), 0, 4096));
+ *     }
+ * }
+ * }</pre>
  */
 public final class RdmaServer implements AutoCloseable {
     private final EventChannel channel = new EventChannel();
@@ -43,11 +58,33 @@ public final class RdmaServer implements AutoCloseable {
         this.thread = Thread.ofPlatform().daemon().name("jrxe-cm-server-" + port).start(this::loop);
     }
 
-    /** Listens on {@code port} of {@code device} with the default options and a backlog of 128. */
+    /**
+     * Listens on {@code port} of {@code device} with {@link EndpointOptions#DEFAULT} and a backlog of 128.
+     *
+     * @param device the device to listen on, at its address
+     * @param port the rdma_cm port, 0..65535; 0 picks an ephemeral one ({@link #port()})
+     * @return the listening server, the caller's to close
+     * @throws dev.jrxe.verbs.VerbsException EADDRINUSE when the port has a listener; EINVAL for a
+     *     bad port
+     */
     public static RdmaServer bind(Device device, int port) {
         return bind(device, port, EndpointOptions.DEFAULT, 128);
     }
 
+    /**
+     * Listens on {@code port} of {@code device}.
+     *
+     * @param device the device to listen on, at its address
+     * @param port the rdma_cm port, 0..65535; 0 picks an ephemeral one ({@link #port()})
+     * @param options the sizes of each connection's QP and CQ, READ/atomic depth, the REP's
+     *     private data (its connect timeout is not used)
+     * @param backlog connections accepted or connected but not yet taken, at most; further
+     *     requests are rejected (REJ, consumer defined)
+     * @return the listening server, the caller's to close
+     * @throws IllegalArgumentException when {@code backlog} is less than 1
+     * @throws dev.jrxe.verbs.VerbsException EADDRINUSE when the port has a listener; EINVAL for a
+     *     bad port
+     */
     public static RdmaServer bind(Device device, int port, EndpointOptions options, int backlog) {
         if (backlog < 1) {
             throw new IllegalArgumentException("backlog " + backlog);
@@ -55,16 +92,31 @@ public final class RdmaServer implements AutoCloseable {
         return new RdmaServer(device, port, options, backlog);
     }
 
+    /** {@return the port listened on (the one picked when {@code bind} was given 0)} */
     public int port() {
         return listener.localPort();
     }
 
-    /** The next connected endpoint, waiting at most {@code timeout}; null when none came. */
+    /**
+     * The next connected endpoint, waiting at most {@code timeout}; null when none came. Endpoints
+     * go to the callback instead once {@link #onConnection} is set.
+     *
+     * @param timeout how long to wait
+     * @return the endpoint (the caller's to close), or null
+     * @throws InterruptedException when the thread is interrupted while waiting
+     */
     public RdmaEndpoint accept(Duration timeout) throws InterruptedException {
         return ready.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** From now on every connected endpoint goes to {@code onConnected} (on the server's thread). */
+    /**
+     * From now on every connected endpoint goes to {@code onConnected} (on the server's thread),
+     * and those already waiting for {@link #accept(Duration)} go to it at once, on the calling
+     * thread. The callback owns the endpoints it gets; an exception it throws is ignored.
+     *
+     * @param onConnected called once per connected endpoint; should return quickly, as the
+     *     server's thread handles the other connections' events too
+     */
     public void onConnection(Consumer<RdmaEndpoint> onConnected) {
         this.callback = onConnected;
         RdmaEndpoint e;
@@ -172,7 +224,10 @@ public final class RdmaServer implements AutoCloseable {
         handed.remove(id);
     }
 
-    /** Stops listening; endpoints not taken yet are closed. Endpoints handed out stay the caller's. */
+    /**
+     * Stops listening (waiting up to 2 s for the server's thread); requests not answered yet are
+     * rejected and endpoints not taken yet are closed. Endpoints handed out stay the caller's.
+     */
     @Override
     public void close() {
         running = false;

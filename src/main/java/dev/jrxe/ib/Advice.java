@@ -1,15 +1,29 @@
 package dev.jrxe.ib;
 
-/** {@code ibv_advise_mr} advice values and flags, with rdma-core's values. */
+/**
+ * {@code ibv_advise_mr} advice values ({@code enum ibv_advise_mr_advice}) and flags
+ * ({@code IBV_ADVISE_MR_FLAG_*}), with rdma-core's values; see
+ * {@link dev.jrxe.verbs.ProtectionDomain#adviseMr}. Advice applies to ON_DEMAND regions only:
+ * another advice value is EOPNOTSUPP, another flag EINVAL, an lkey that is not an ODP region of
+ * the PD, or a range outside it, EFAULT.
+ *
+ * <p>Thread safety: constants only.
+ */
 public final class Advice {
-    /** Make pages present for reading. */
+    /** {@code IBV_ADVISE_MR_ADVICE_PREFETCH}: fault the pages in for reading. */
     public static final int PREFETCH = 0;
-    /** Make pages present for reading and writing. */
+    /**
+     * {@code IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE}: fault the pages in for writing; the region needs
+     * LOCAL_WRITE (else EFAULT).
+     */
     public static final int PREFETCH_WRITE = 1;
-    /** Make already-present CPU pages present to the device, without faulting. */
+    /** {@code IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT}: map the pages already present for the CPU, faulting none. */
     public static final int PREFETCH_NO_FAULT = 2;
 
-    /** Synchronous: the pages are mapped when advise returns. */
+    /**
+     * {@code IBV_ADVISE_MR_FLAG_FLUSH}: synchronous: the pages are mapped when the call returns
+     * (errors are thrown); without it the work runs on a background thread, best effort.
+     */
     public static final int FLAG_FLUSH = 1;
 
     private Advice() {

@@ -6,10 +6,22 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * An address handle ({@code ibv_ah}): where a UD send goes. RoCEv2 addresses by GID, so the
- * attributes must be global (a GRH) with an IPv4-mapped destination GID (a unicast address, or
- * an IPv4 multicast group) and a valid source GID index. Handles count against the device's
- * {@code max_ah}; a destroyed handle cannot be used for new sends (EINVAL at post time).
+ * An address handle ({@code struct ibv_ah}): where a UD or SRD send goes, made by
+ * {@link ProtectionDomain#createAh(AhAttr)}. RoCEv2 addresses by GID, so the attributes must be
+ * global (a GRH) with an IPv4-mapped destination GID (a unicast address, or an IPv4 multicast
+ * group) and a valid source GID index. Handles count against the device's {@code max_ah}; a
+ * destroyed handle cannot be used for new sends (EINVAL at post time), nor can one of another
+ * protection domain than the QP's.
+ *
+ * <p>Thread safe: its attributes never change, so any number of QPs and threads may send with it
+ * at once; {@link #close()} may run alongside (sends posted after it fail).
+ *
+ * <pre>{@code
+ * AddressHandle ah = pd.createAh(new AhAttr(Gid.ofIpv4(peerAddr), Device.IPV4_GID_INDEX));
+ * wr.ah = ah; wr.remoteQpn = peerQpn; wr.remoteQkey = QKEY;
+ * qp.postSend(wr);
+ * ah.close();
+ * }</pre>
  */
 public final class AddressHandle implements AutoCloseable {
     private final ProtectionDomain pd;
@@ -44,15 +56,17 @@ public final class AddressHandle implements AutoCloseable {
         }
     }
 
+    /** {@return the protection domain the handle belongs to} */
     public ProtectionDomain pd() {
         return pd;
     }
 
+    /** {@return a copy of the attributes it was created with} */
     public AhAttr attr() {
         return attr.copy();
     }
 
-    /** Destination IPv4 address, big-endian int. */
+    /** {@return the destination IPv4 address (of {@code dgid}), as a big-endian int} */
     public int destAddr() {
         return attr.dgid.ipv4();
     }
@@ -81,7 +95,16 @@ public final class AddressHandle implements AutoCloseable {
      * destination GID is the datagram's source, the source GID index is the local GID the datagram
      * was sent to (1, the IPv4-mapped one; a multicast destination picks it too), hop limit 0xFF.
      *
-     * @throws VerbsException EINVAL without IBV_WC_GRH, or when the GRH area is neither
+     * <p>Any thread may call it: it reads only its arguments.
+     *
+     * @param device the device that received the datagram
+     * @param port   the port it arrived on; 1 (else EINVAL)
+     * @param wc     the receive's completion; its {@code wcFlags} must have {@code IBV_WC_GRH}
+     * @param grh    at least the first 40 bytes of the receive's buffer
+     * @return new attributes addressing the sender, for {@link ProtectionDomain#createAh(AhAttr)}
+     * @throws VerbsException EINVAL for another port, without {@code IBV_WC_GRH}, for a GRH area
+     *     shorter than 40 bytes, or when it holds neither a valid IPv4 header nor a GRH with an
+     *     IPv4-mapped source GID
      */
     public static AhAttr initFromWc(Device device, int port, WorkCompletion wc, MemorySegment grh) {
         if (port != 1) {

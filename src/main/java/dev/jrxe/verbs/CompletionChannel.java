@@ -4,8 +4,22 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A completion event channel ({@code ibv_comp_channel}): CQs armed with
- * {@link CompletionQueue#requestNotify} report here when a completion fires them.
+ * A completion event channel ({@code ibv_comp_channel}), made by
+ * {@link Device#createCompChannel()}: CQs created with it and armed with
+ * {@link CompletionQueue#requestNotify} report here when a completion fires them. An arm fires
+ * once; re-arm before polling the CQ dry so no completion is missed, and acknowledge the events
+ * taken with {@link CompletionQueue#ackEvents}.
+ *
+ * <p>Thread safe: any number of threads may wait in {@link #getEvent} at once (each event goes to
+ * one of them) while the device fires events into it.
+ *
+ * <pre>{@code
+ * CompletionChannel ch = dev.createCompChannel();
+ * CompletionQueue cq = dev.createCq(256, ch, 0);
+ * cq.requestNotify(false);                                  // the next completion fires
+ * CompletionQueue fired = ch.getEvent(1, TimeUnit.SECONDS); // null after a second without
+ * if (fired != null) { fired.ackEvents(1); fired.requestNotify(false); fired.poll(wc); }
+ * }</pre>
  */
 public final class CompletionChannel implements AutoCloseable {
     private final Device device;
@@ -20,8 +34,15 @@ public final class CompletionChannel implements AutoCloseable {
     }
 
     /**
-     * {@code ibv_get_cq_event} with a timeout: the CQ whose event fired, or null on timeout. The
-     * device keeps making progress meanwhile (its background thread).
+     * {@code ibv_get_cq_event} with a timeout: waits for a CQ's event. The device's background
+     * thread keeps it making progress meanwhile; a device opened with
+     * {@link DeviceConfig#manualProgress()} has none, so on it another thread must drive progress
+     * for an event to come.
+     *
+     * @param timeout how long to wait at most
+     * @param unit    the unit of {@code timeout}
+     * @return the CQ whose event fired (count it for {@link CompletionQueue#ackEvents}), or null on timeout
+     * @throws InterruptedException when the waiting thread is interrupted
      */
     public CompletionQueue getEvent(long timeout, TimeUnit unit) throws InterruptedException {
         CompletionQueue cq = fired.poll(timeout, unit);
@@ -31,10 +52,15 @@ public final class CompletionChannel implements AutoCloseable {
         return cq;
     }
 
+    /** {@return the device that made this channel} */
     public Device device() {
         return device;
     }
 
+    /**
+     * {@code ibv_destroy_comp_channel}: does nothing here, there being nothing to release; CQs
+     * created with the channel keep firing into it.
+     */
     @Override
     public void close() {
     }

@@ -18,7 +18,7 @@ import java.util.Map;
  * {@code link_rx_calls}, {@code link_drop_<reason>}).
  *
  * <pre>{@code
- * long resent = dev.counters().get("retry_exceeded_err");
+ * long dups = dev.counters().get("duplicate_request");   // requests the responder saw twice
  * dev.counters().snapshot().forEach((name, value) -> System.out.println(name + " " + value));
  * }</pre>
  *
@@ -37,7 +37,7 @@ public final class DeviceCounters {
         this.link = link;
     }
 
-    /** Every counter name, in a fixed order (rxe's first). */
+    /** {@return every counter name, in a fixed order (rxe's first); an unmodifiable list, the same for every device} */
     public List<String> names() {
         return NAMES;
     }
@@ -45,6 +45,8 @@ public final class DeviceCounters {
     /**
      * The counter's current value.
      *
+     * @param name a counter name, one of {@link #names()} (e.g. {@code "rcvd_pkts"})
+     * @return the count since the device opened
      * @throws IllegalArgumentException when no counter has that name
      */
     public long get(String name) {
@@ -71,7 +73,7 @@ public final class DeviceCounters {
         }
     }
 
-    /** Every counter's value now, by name, in {@link #names()} order; the map is unmodifiable. */
+    /** {@return every counter's value now, by name, in {@link #names()} order, as an unmodifiable map} */
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (String n : NAMES) {
@@ -80,6 +82,7 @@ public final class DeviceCounters {
         return Collections.unmodifiableMap(m);
     }
 
+    /** {@return the counters that are not zero, as {@code name=value} pairs separated by spaces} */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();

@@ -25,8 +25,9 @@ import javax.management.ObjectName;
  * A device's counters as one read-only MBean, {@code dev.jrxe:type=Device,name=NAME} (a second
  * open device of the same name adds {@code ,instance=N}): the transport's counters under their
  * rxe/jrxe names, the link's packets, bytes, system calls and drops by reason ({@code link_*},
- * {@code drop_*}), and the memory layer's ({@code memory_*}). Registered when the device opens,
- * unregistered when it closes.
+ * {@code drop_*}), the memory layer's ({@code memory_*}), and the gauges {@code live_qps} and
+ * {@code memory_regions}. Registered when the device opens (off the opening thread), unregistered
+ * when it closes.
  */
 final class DeviceMBean implements DynamicMBean {
     static final String DOMAIN = "dev.jrxe";

@@ -26,18 +26,29 @@ import java.lang.foreign.MemorySegment;
  * {@link #complete}: the engine sees all of a batch or none of it, and nothing is allocated per
  * request. The first error of any builder or setter is latched (later calls are ignored) and
  * thrown by {@link #complete}, which then rolls the whole batch back, as {@code ibv_wr_complete}.
- * {@link #abort} drops a batch. A batch holds the send queue from {@code start} to
- * {@code complete}/{@code abort}; {@link QueuePair#postSend} may be used on the same QP between
- * batches. Builders need their bit in the QP's {@code sendOpsFlags} ({@link SendOps}); one
- * the QP was not created with latches EOPNOTSUPP.
+ * {@link #abort} drops a batch. Builders need their bit in the QP's {@code sendOpsFlags}
+ * ({@link SendOps}); one the QP was not created with latches EOPNOTSUPP. A setter called when no
+ * request is open (none started yet, or after an error) does nothing. Requests are checked as
+ * {@link QueuePair#postSend} checks them, at {@link #complete}; keys and ranges are checked when
+ * they execute, and a bad one completes with an error status.
  *
- * <p>New kinds of work request (the indirect-key builders) plug in through {@link #beginWr},
- * {@link #current} and {@link #fail} without changing this class.
+ * <p>Thread safety: a QP has one {@code QpEx} ({@link QueuePair#ex()} returns the same object),
+ * and a batch belongs to the thread that started it. {@link #start} takes the QP's send-queue
+ * lock and {@link #complete}/{@link #abort} release it, so another thread's {@code start},
+ * {@code postSend} or {@code trySend} on the QP waits meanwhile, and builders, {@code complete}
+ * and {@code abort} from a thread without an open batch throw {@link IllegalStateException}.
+ * Setters do not check the thread (outside any batch they do nothing) and {@link #wrId} and
+ * {@link #wrFlags} are shared by all threads: use them only inside your own batch. Use {@code postSend} between batches, not inside one (on the
+ * batch's own thread the lock is reentrant and the post would overwrite the batch's first slot).
+ * The indirect-key builders of {@link MkeyEx} add their requests to the same batch.
  */
 public final class QpEx {
-    /** {@code qpx->wr_id}: the id the next builder gives its request. */
+    /** {@code qpx->wr_id}: the id the next builder gives its request, returned in its {@link WorkCompletion#wrId}. */
     public long wrId;
-    /** {@code qpx->wr_flags}: {@link SendFlags} of the next builder's request. */
+    /**
+     * {@code qpx->wr_flags}: {@link SendFlags} bits ({@code IBV_SEND_SIGNALED}, {@code FENCE}, ...)
+     * of the next builder's request.
+     */
     public int wrFlags;
 
     private final QueuePair qp;
@@ -61,25 +72,36 @@ public final class QpEx {
         this.boundOldRkey = new int[Math.max(1, maxWr)];
     }
 
-    /** The QP this batch posts to. */
+    /** {@return the QP this API posts to} */
     public QueuePair qp() {
         return qp;
     }
 
-    /** The {@link SendOps} bits the QP was created with. */
+    /** {@return the {@link SendOps} bits the QP was created with ({@link QpInitAttr#sendOpsFlags})} */
     public int sendOpsFlags() {
         return sendOps;
     }
 
-    /** The {@link dev.jrxe.ib.MkeySendOps} bits the QP was created with. */
+    /**
+     * {@return the {@link dev.jrxe.ib.MkeySendOps} bits the QP was created with
+     * ({@link QpInitAttr#mkeySendOpsFlags})}
+     */
     public int mkeySendOpsFlags() {
         return mkeySendOps;
     }
 
     // ---------------------------------------------------------------- batch
 
-    /** {@code ibv_wr_start}: opens a batch (and holds the send queue until complete or abort). */
+    /**
+     * {@code ibv_wr_start}: opens a batch on this thread, clearing any earlier error. Takes the
+     * QP's send-queue lock, waiting while another thread's batch or post holds it, and keeps it
+     * until {@link #complete} or {@link #abort}.
+     *
+     * @throws IllegalStateException when this thread has a batch open on the QP already, or the QP or
+     *                               its device is closed
+     */
     public void start() {
+        qp.ensureUsable();
         qp.sqLock.lock();
         if (open) {
             qp.sqLock.unlock();
@@ -97,9 +119,14 @@ public final class QpEx {
      * {@code ibv_wr_complete}: posts the batch, or, if any call latched an error, posts nothing
      * of it and throws that error.
      *
-     * @throws VerbsException the first error: EINVAL (a bad request, or the QP not in RTS/SQD),
-     *                        ENOMEM (the send queue is full), EOPNOTSUPP (a builder the QP was not
-     *                        created for), EFAULT (inline data not readable)
+     * The batch is closed either way and the send-queue lock released. Allocates nothing when
+     * it succeeds.
+     *
+     * @throws VerbsException        the first error: EINVAL (a bad request, or the QP in RESET,
+     *                               INIT or RTR), ENOMEM (the send queue is full), EOPNOTSUPP (a
+     *                               builder the QP was not created for), EFAULT (inline data not
+     *                               readable)
+     * @throws IllegalStateException when this thread has no batch open
      */
     public void complete() {
         requireOpen();
@@ -132,7 +159,12 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_abort}: drops the batch; nothing of it is posted. */
+    /**
+     * {@code ibv_wr_abort}: drops the batch; nothing of it is posted, windows it bound get their
+     * rkeys back, and the send-queue lock is released.
+     *
+     * @throws IllegalStateException when this thread has no batch open
+     */
     public void abort() {
         requireOpen();
         try {
@@ -217,12 +249,16 @@ public final class QpEx {
 
     // ---------------------------------------------------------------- builders (ibv_wr_*)
 
-    /** {@code ibv_wr_send}. */
+    /** {@code ibv_wr_send}: a SEND of the data the setters give it, consuming a receive at the peer. */
     public void send() {
         beginWr(WrOpcode.SEND, SendOps.SEND);
     }
 
-    /** {@code ibv_wr_send_imm}. */
+    /**
+     * {@code ibv_wr_send_imm}: a SEND with immediate data.
+     *
+     * @param immData the immediate data, as a host-order int (libibverbs' {@code imm_data} is big-endian)
+     */
     public void sendImm(int immData) {
         SendWqe w = beginWr(WrOpcode.SEND_WITH_IMM, SendOps.SEND_WITH_IMM);
         if (w != null) {
@@ -230,7 +266,12 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_send_inv}: the peer invalidates {@code invalidateRkey} (a type 2 window). */
+    /**
+     * {@code ibv_wr_send_inv}: a SEND after which the peer invalidates {@code invalidateRkey} (RC only).
+     *
+     * @param invalidateRkey the peer's rkey to invalidate (a key that may be invalidated
+     *                       remotely, such as a type 2 window's)
+     */
     public void sendInv(int invalidateRkey) {
         SendWqe w = beginWr(WrOpcode.SEND_WITH_INV, SendOps.SEND_WITH_INV);
         if (w != null) {
@@ -238,12 +279,24 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_rdma_write}. */
+    /**
+     * {@code ibv_wr_rdma_write}: writes the request's data to the peer's memory.
+     *
+     * @param rkey       the peer region's (or window's) remote key
+     * @param remoteAddr the first byte written, in the peer region's address space
+     */
     public void rdmaWrite(int rkey, long remoteAddr) {
         remote(beginWr(WrOpcode.RDMA_WRITE, SendOps.RDMA_WRITE), rkey, remoteAddr);
     }
 
-    /** {@code ibv_wr_rdma_write_imm}. */
+    /**
+     * {@code ibv_wr_rdma_write_imm}: an RDMA WRITE that also consumes a receive at the peer,
+     * which completes with the immediate data.
+     *
+     * @param rkey       the peer region's (or window's) remote key
+     * @param remoteAddr the first byte written, in the peer region's address space
+     * @param immData    the immediate data, as a host-order int
+     */
     public void rdmaWriteImm(int rkey, long remoteAddr, int immData) {
         SendWqe w = beginWr(WrOpcode.RDMA_WRITE_WITH_IMM, SendOps.RDMA_WRITE_WITH_IMM);
         remote(w, rkey, remoteAddr);
@@ -252,12 +305,26 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_rdma_read}. */
+    /**
+     * {@code ibv_wr_rdma_read}: reads the peer's memory into the request's SGEs (RC, SRD).
+     *
+     * @param rkey       the peer region's (or window's) remote key
+     * @param remoteAddr the first byte read, in the peer region's address space
+     */
     public void rdmaRead(int rkey, long remoteAddr) {
         remote(beginWr(WrOpcode.RDMA_READ, SendOps.RDMA_READ), rkey, remoteAddr);
     }
 
-    /** {@code ibv_wr_atomic_cmp_swp}: the original value lands in the SGE (8 bytes). */
+    /**
+     * {@code ibv_wr_atomic_cmp_swp}: at the peer, if the 8 bytes at {@code remoteAddr} equal
+     * {@code compare}, stores {@code swap}; the original value lands in the SGE, which must be
+     * 8 bytes (RC only).
+     *
+     * @param rkey       the peer region's remote key (with {@code REMOTE_ATOMIC})
+     * @param remoteAddr the 8-byte target, in the peer region's address space
+     * @param compare    the value expected
+     * @param swap       the value stored when it matches
+     */
     public void atomicCmpSwp(int rkey, long remoteAddr, long compare, long swap) {
         SendWqe w = beginWr(WrOpcode.ATOMIC_CMP_AND_SWP, SendOps.ATOMIC_CMP_AND_SWP);
         remote(w, rkey, remoteAddr);
@@ -267,7 +334,14 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_atomic_fetch_add}. */
+    /**
+     * {@code ibv_wr_atomic_fetch_add}: adds {@code add} to the 8 bytes at the peer; the original
+     * value lands in the SGE, which must be 8 bytes (RC only).
+     *
+     * @param rkey       the peer region's remote key (with {@code REMOTE_ATOMIC})
+     * @param remoteAddr the 8-byte target, in the peer region's address space
+     * @param add        the value added
+     */
     public void atomicFetchAdd(int rkey, long remoteAddr, long add) {
         SendWqe w = beginWr(WrOpcode.ATOMIC_FETCH_AND_ADD, SendOps.ATOMIC_FETCH_AND_ADD);
         remote(w, rkey, remoteAddr);
@@ -279,7 +353,13 @@ public final class QpEx {
     /**
      * {@code ibv_wr_flush}: makes {@code [remoteAddr, remoteAddr+len)} (level {@code Flush.RANGE})
      * or the whole region ({@code Flush.MR}) visible ({@code Flush.GLOBAL}) or durable
-     * ({@code Flush.PERSISTENT}) at the peer. Takes no SGE.
+     * ({@code Flush.PERSISTENT}) at the peer. Takes no SGE (RC only).
+     *
+     * @param rkey       the peer region's remote key
+     * @param remoteAddr the range's first byte, in the peer region's address space
+     * @param len        the range's length, bytes
+     * @param type       {@code Flush.GLOBAL} and/or {@code Flush.PERSISTENT} (else EINVAL)
+     * @param level      {@code Flush.RANGE} or {@code Flush.MR} (else EINVAL)
      */
     public void flush(int rkey, long remoteAddr, long len, int type, int level) {
         SendWqe w = beginWr(WrOpcode.FLUSH, SendOps.FLUSH);
@@ -291,7 +371,13 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_atomic_write}: stores 8 bytes at once; {@code value} as it lies in host memory. */
+    /**
+     * {@code ibv_wr_atomic_write}: stores 8 bytes at the peer in one piece (RC only). Takes no SGE.
+     *
+     * @param rkey       the peer region's remote key
+     * @param remoteAddr the 8-byte target, in the peer region's address space
+     * @param value      the 8 bytes, as they lie in host memory (a host-order long)
+     */
     public void atomicWrite(int rkey, long remoteAddr, long value) {
         SendWqe w = beginWr(WrOpcode.ATOMIC_WRITE, SendOps.ATOMIC_WRITE);
         remote(w, rkey, remoteAddr);
@@ -301,7 +387,13 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_atomic_write} with the 8 bytes taken from {@code atomicWr} (as memcpy would). */
+    /**
+     * {@code ibv_wr_atomic_write} with the 8 bytes taken from {@code atomicWr} (as memcpy would).
+     *
+     * @param rkey       the peer region's remote key
+     * @param remoteAddr the 8-byte target, in the peer region's address space
+     * @param atomicWr   exactly 8 bytes (any other size latches EINVAL)
+     */
     public void atomicWrite(int rkey, long remoteAddr, MemorySegment atomicWr) {
         if (atomicWr.byteSize() != 8) {
             beginWr(WrOpcode.ATOMIC_WRITE, SendOps.ATOMIC_WRITE);
@@ -314,7 +406,17 @@ public final class QpEx {
     /**
      * {@code ibv_wr_bind_mw}: binds a type 2 window to {@code [addr, addr+length)} of {@code mr}
      * with {@code access}, giving it {@code newRkey}'s 8-bit key. {@link MemoryWindow#rkey()}
-     * says the new rkey at once; it is valid once the bind has executed.
+     * says the new rkey at once (and gets the old one back if the batch is rolled back); it is
+     * valid at the peer once the bind has executed. A bind the window cannot take completes with
+     * {@code IBV_WC_MW_BIND_ERR}.
+     *
+     * @param mw      a window of this device (else EINVAL), normally type 2
+     * @param newRkey the rkey the window gets (its low 8 bits are taken), usually
+     *                {@link MemoryWindow#incRkey} of {@code mw.rkey()}
+     * @param mr      the region to bind into, of this device
+     * @param addr    the window's first byte, in the region's address space
+     * @param length  the window's length, bytes
+     * @param access  {@code Access.REMOTE_READ}, {@code REMOTE_WRITE}, {@code REMOTE_ATOMIC}, {@code ZERO_BASED}
      */
     public void bindMw(MemoryWindow mw, int newRkey, MemoryRegion mr, long addr, long length, int access) {
         SendWqe w = beginWr(WrOpcode.BIND_MW, SendOps.BIND_MW);
@@ -331,7 +433,12 @@ public final class QpEx {
         mw.posted(w.rkey);
     }
 
-    /** {@code ibv_wr_local_inv}: invalidates {@code invalidateRkey} (a type 2 window) in send-queue order. */
+    /**
+     * {@code ibv_wr_local_inv}: invalidates {@code invalidateRkey} in send-queue order (RC, UC);
+     * one that cannot be invalidated completes with {@code IBV_WC_LOC_QP_OP_ERR}.
+     *
+     * @param invalidateRkey the key to invalidate (a type 2 window or an indirect key)
+     */
     public void localInv(int invalidateRkey) {
         SendWqe w = beginWr(WrOpcode.LOCAL_INV, SendOps.LOCAL_INV);
         if (w != null) {
@@ -348,7 +455,14 @@ public final class QpEx {
 
     // ---------------------------------------------------------------- setters (ibv_wr_set_*)
 
-    /** {@code ibv_wr_set_sge}: the request's one SGE. */
+    /**
+     * {@code ibv_wr_set_sge}: gives the current request one SGE (replacing any), checked when it
+     * executes.
+     *
+     * @param lkey   the local key of the region
+     * @param addr   the first byte, in the region's address space
+     * @param length bytes (unsigned 32-bit)
+     */
     public void setSge(int lkey, long addr, int length) {
         SendWqe w = current();
         if (w == null) {
@@ -361,7 +475,13 @@ public final class QpEx {
         w.length = Integer.toUnsignedLong(length);
     }
 
-    /** {@code ibv_wr_set_sge_list}: the first {@code n} of {@code sges}. */
+    /**
+     * {@code ibv_wr_set_sge_list}: gives the current request the first {@code n} of {@code sges},
+     * copied now; more than the QP's {@code maxSendSge} (or than {@code sges} holds) latches EINVAL.
+     *
+     * @param n    how many elements to take
+     * @param sges the elements (may be reused once this returns)
+     */
     public void setSgeList(int n, Sge[] sges) {
         SendWqe w = current();
         if (w == null) {
@@ -384,7 +504,12 @@ public final class QpEx {
 
     /**
      * {@code ibv_wr_set_inline_data}: copies {@code length} bytes at process address {@code addr}
-     * into the request now (no key needed; an unreadable address latches EFAULT).
+     * into the request now (no key needed; an unreadable address latches EFAULT). Only for SEND
+     * and RDMA WRITE, and at most the QP's {@code maxInlineData} bytes (else EINVAL); sets
+     * {@code IBV_SEND_INLINE}.
+     *
+     * @param addr   the process address of the bytes
+     * @param length bytes
      */
     public void setInlineData(long addr, int length) {
         SendWqe w = inlineTarget(length);
@@ -397,7 +522,12 @@ public final class QpEx {
         }
     }
 
-    /** {@code ibv_wr_set_inline_data} from a segment. */
+    /**
+     * {@code ibv_wr_set_inline_data} from a segment: copies all of {@code data} into the request
+     * now, with the limits of {@link #setInlineData(long, int)}.
+     *
+     * @param data the bytes (may be reused once this returns)
+     */
     public void setInlineData(MemorySegment data) {
         if (data.byteSize() > Integer.MAX_VALUE) {
             fail(Errno.EINVAL, "inline data too long");
@@ -413,7 +543,10 @@ public final class QpEx {
 
     /**
      * {@code ibv_wr_set_inline_data_list}: the bytes of {@code n} segments, one after the other,
-     * copied into the request now.
+     * copied into the request now, with the limits of {@link #setInlineData(long, int)} on the total.
+     *
+     * @param n    how many segments to take (more than {@code data} holds latches EINVAL)
+     * @param data the segments (may be reused once this returns)
      */
     public void setInlineDataList(int n, MemorySegment[] data) {
         long total = 0;
@@ -438,8 +571,13 @@ public final class QpEx {
 
     /**
      * {@code ibv_wr_set_ud_addr}: the destination of the current UD request (required before
-     * it is complete). rdma-core offers it on UD QPs (and EFA on SRD ones) only; on any other QP it latches EINVAL, as it
-     * does for a destroyed address handle or one of another protection domain.
+     * it is complete). rdma-core offers it on UD QPs (and EFA on SRD ones) only; on any other QP
+     * it latches EINVAL, as it does for a destroyed address handle or one of another protection
+     * domain.
+     *
+     * @param ah         the address handle of the destination
+     * @param remoteQpn  the destination QP number (24 bits)
+     * @param remoteQkey the Q_Key the destination QP checks
      */
     public void setUdAddr(AddressHandle ah, int remoteQpn, int remoteQkey) {
         SendWqe w = current();

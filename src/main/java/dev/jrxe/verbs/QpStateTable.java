@@ -37,7 +37,10 @@ final class QpStateTable {
     private static final int SQE = QpState.SQE;
     private static final int ERR = QpState.ERR;
 
-    /** [type index][cur][next] = {valid, required, optional}; type index 0 = UD, 1 = UC, 2 = RC, 3 = SRD. */
+    /**
+     * [type index][cur][next] = {required, optional}, null when invalid; type index 0 = UD, 1 = UC, 2
+     * = RC, 3 = SRD.
+     */
     private static final int[][][][] TABLE = new int[4][QpState.COUNT][QpState.COUNT][];
 
     private QpStateTable() {

@@ -18,9 +18,30 @@ import dev.jrxe.transport.SendWqe;
 import java.lang.foreign.Arena;
 
 /**
- * A queue pair ({@code ibv_qp}). Created in RESET; {@link #modify} walks the IBTA state machine
- * (invalid transitions or attribute masks fail with EINVAL and change nothing);
- * {@link #postSend} / {@link #postRecv} copy work requests into the queues without allocating.
+ * A queue pair ({@code struct ibv_qp}): a send queue and a receive queue (or a
+ * {@link SharedReceiveQueue}) of one transport type, RC, UC, UD or SRD ({@code IBV_QPT_DRIVER},
+ * see {@link SrdDv}), made by {@link ProtectionDomain#createQp} in RESET. {@link #modify} walks
+ * the IBTA state machine (invalid transitions or attribute masks fail with EINVAL and change
+ * nothing; {@link RcConnect}, {@link RcBootstrap} and {@link UdSetup} do the usual walks to RTS).
+ * {@link #postSend} / {@link #postRecv} copy work requests into the queues without allocating;
+ * {@link #trySend} / {@link #tryRecv} return the errno instead of throwing. Work requests complete
+ * on the CQs named in its {@link QpInitAttr}; {@link #ex()} is the extended post-send API.
+ *
+ * <p>Thread safety: any thread may call any method. {@code postSend}, {@code trySend},
+ * {@code bindMw} and {@link QpEx} batches serialize on the QP's send-queue lock, {@code postRecv}
+ * and {@code tryRecv} on its receive queue, so one posting thread per queue is fastest.
+ * {@code modify} runs under the device's engine and is thread safe. {@link #lastError()} is the
+ * QP's, not the thread's. After {@link #close} or the device's close, posting and {@code modify}
+ * throw {@link IllegalStateException}.
+ *
+ * <pre>{@code
+ * QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(64, 64, 1, 1, 0)));
+ * new RcConnect().pair(qp, 100, peerQp, 200);         // RESET -> RTS, both QPs in this JVM
+ * qp.postRecv(new RecvWr(1).sge(mr, 0, 4096));
+ * SendWr wr = new SendWr(1).sge(mr, 4096, 64);
+ * wr.sendFlags = SendFlags.SIGNALED;
+ * qp.postSend(wr);                                    // a SEND; its completion comes on cq
+ * }</pre>
  */
 public final class QueuePair implements AutoCloseable {
     /** QP1's Q_Key (IBTA 13.4.6.2). */
@@ -145,19 +166,22 @@ public final class QueuePair implements AutoCloseable {
         device.engine().register(qp);
     }
 
-    /**
-     * {@code ibv_qp_to_qp_ex}: the extended post-send API of this QP.
-     *
-     * @throws VerbsException EINVAL when the QP was created without {@code sendOpsFlags}
-     */
     /** IllegalStateException once the QP, or its device, is closed. */
-    private void ensureUsable() {
+    void ensureUsable() {
         if (closed) {
             throw new IllegalStateException("QP 0x" + Integer.toHexString(qp.qpn)
                 + (device.isClosed() ? " was closed with its device " + device.name() : " is destroyed"));
         }
     }
 
+    /**
+     * {@code ibv_qp_to_qp_ex}: the extended post-send API of this QP, the same object on every
+     * call.
+     *
+     * @return the QP's {@link QpEx}
+     * @throws VerbsException EINVAL when the QP was created with neither {@code sendOpsFlags} nor
+     *                        {@code mkeySendOpsFlags}
+     */
     public QpEx ex() {
         if (ex == null) {
             throw VerbsException.einval("the QP was created without send_ops_flags");
@@ -173,22 +197,30 @@ public final class QueuePair implements AutoCloseable {
         return device;
     }
 
+    /** {@return {@code qp_num}: the QP number (24 bits) a peer addresses it by} */
     public int qpNum() {
         return qp.qpn;
     }
 
+    /** {@return {@code qp_type}: a {@link QpType} ({@code RC}, {@code UC}, {@code UD} or {@code DRIVER} for SRD)} */
     public int qpType() {
         return type;
     }
 
+    /**
+     * {@return the current state, a {@link QpState} ({@code IBV_QPS_*})} Read without a lock:
+     * the engine may move the QP to ERR at any moment (a peer's NAK, retries exhausted).
+     */
     public int state() {
         return qp.state();
     }
 
+    /** {@return the protection domain the QP was created in} */
     public ProtectionDomain pd() {
         return pd;
     }
 
+    /** {@return a new copy of the capabilities granted at creation (as {@code ibv_query_qp}'s {@code cap})} */
     public QpCap cap() {
         return cap.copy();
     }
@@ -197,7 +229,17 @@ public final class QueuePair implements AutoCloseable {
      * {@code ibv_modify_qp}: validates everything first; on EINVAL nothing has changed. Validation
      * and the change are one step under the engine, so a QP the engine moves to ERR meanwhile
      * (a peer's NAK, retries exhausted) is never moved back by a modify checked against its old
-     * state.
+     * state. A path MTU above the port's active MTU is capped to it.
+     *
+     * @param attr the new attributes; only those named in {@code mask} are read
+     * @param mask {@link QpAttrMask} bits ({@code IBV_QP_*}); the mask a transition requires or
+     *             allows is rdma-core's
+     * @throws VerbsException        EINVAL for an invalid transition or mask, or an attribute out of
+     *                               range (port other than 1, P_Key index other than 0, timeout or
+     *                               RNR timer over 31, retry counts over 7, READ/atomic depths over
+     *                               128, an AV without an IPv4-mapped GRH); EPERM for a privileged
+     *                               Q_Key (high bit set) unless {@code DeviceConfig.privilegedQkey}
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public void modify(QpAttr attr, int mask) {
         ensureUsable();
@@ -353,8 +395,15 @@ public final class QueuePair implements AutoCloseable {
         ahAttr.portNum = ah.portNum;
     }
 
-    /** {@code ibv_query_qp}: current attributes (all of them, whatever the mask). */
+    /**
+     * {@code ibv_query_qp}: current attributes (all of them, whatever the mask). A control call:
+     * it allocates the result.
+     *
+     * @return a new {@link QpAttr} holding the QP's state, PSNs, path, limits and capabilities
+     * @throws IllegalStateException when the QP or its device is closed
+     */
     public QpAttr query() {
+        ensureUsable();
         QpAttr a = new QpAttr();
         a.qpState = qp.state();
         a.curQpState = a.qpState;
@@ -384,7 +433,13 @@ public final class QueuePair implements AutoCloseable {
     /**
      * {@code ibv_post_send}: posts the chain starting at {@code wr}. Stops at the first bad request
      * with a {@link PostException} naming it (EINVAL for a bad request or state, ENOMEM when the
-     * send queue is full); the ones before it are posted.
+     * send queue is full, EFAULT for unreadable inline data); the ones before it are posted.
+     * Sends may be posted from RTS on (RESET, INIT and RTR are EINVAL); posted in ERR they
+     * complete with {@code IBV_WC_WR_FLUSH_ERR}.
+     *
+     * @param wr the first request of the chain; copied, so it may be refilled as soon as this returns
+     * @throws PostException         at the first request that could not be posted
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public void postSend(SendWr wr) {
         ensureUsable();
@@ -423,6 +478,8 @@ public final class QueuePair implements AutoCloseable {
      * }
      * }</pre>
      *
+     * @param wr the first request of the chain; copied, so it may be refilled as soon as this returns
+     * @return 0, or the errno of the first request not posted
      * @throws IllegalStateException when the QP or its device is closed
      */
     public int trySend(SendWr wr) {
@@ -446,7 +503,11 @@ public final class QueuePair implements AutoCloseable {
         return err;
     }
 
-    /** Why the last post that returned or threw an errno refused ("queue full" for ENOMEM). */
+    /**
+     * {@return why the last post on this QP that returned or threw an errno refused ("queue
+     * full" for ENOMEM), or null before any refusal} Shared by the send and receive paths and
+     * by all threads: read it on the thread that got the errno, before that thread posts again.
+     */
     public String lastError() {
         return verdict;
     }
@@ -687,6 +748,20 @@ public final class QueuePair implements AutoCloseable {
      * completion comes when asked for, or on failure: MW_BIND_ERR) and returns the window's new
      * rkey, {@link MemoryWindow#incRkey} of the old one. EINVAL for a type 2 window (bind those
      * with a BIND_MW work request) and for arguments libibverbs refuses.
+     *
+     * @param mw        a type 1 window of this QP's device
+     * @param wrId      the {@code wr_id} of the bind's completion
+     * @param sendFlags {@link SendFlags} bits, e.g. {@code SIGNALED} for a completion on success
+     * @param mr        the region to bind into, in the window's PD; null (with {@code addr} and
+     *                  {@code length} 0) to unbind
+     * @param addr      the window's first byte, in the region's address space
+     * @param length    the window's length, bytes; 0 unbinds
+     * @param access    {@code Access.REMOTE_READ}, {@code REMOTE_WRITE}, {@code REMOTE_ATOMIC}
+     * @return the window's new rkey, valid once the bind has executed
+     * @throws VerbsException        EINVAL as above; EPERM when region and window are in
+     *                               different protection domains
+     * @throws PostException         when the BIND_MW request cannot be posted (as {@link #postSend})
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public int bindMw(MemoryWindow mw, long wrId, int sendFlags, MemoryRegion mr, long addr, long length, int access) {
         if (mw == null || mw.type() != MemoryWindow.TYPE_1) {
@@ -715,7 +790,13 @@ public final class QueuePair implements AutoCloseable {
 
     /**
      * {@code ibv_post_recv}: EINVAL in RESET or with too many SGEs, ENOMEM when the receive queue
-     * is full; stops at the first bad request.
+     * is full; stops at the first bad request (the ones before it are posted). Receives may be
+     * posted from INIT on.
+     *
+     * @param wr the first request of the chain; copied, so it may be refilled as soon as this returns
+     * @throws PostException         at the first request that could not be posted; EINVAL for all
+     *                               of them when the QP takes its receives from an SRQ
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public void postRecv(RecvWr wr) {
         ensureUsable();
@@ -735,6 +816,8 @@ public final class QueuePair implements AutoCloseable {
      * queue is full (allocates nothing), EINVAL in RESET, with too many SGEs or on a QP whose
      * receives come from an SRQ ({@link #lastError()} says why).
      *
+     * @param wr the first request of the chain; copied, so it may be refilled as soon as this returns
+     * @return 0, or the errno of the first request not posted
      * @throws IllegalStateException when the QP or its device is closed
      */
     public int tryRecv(RecvWr wr) {
@@ -788,11 +871,15 @@ public final class QueuePair implements AutoCloseable {
      * interface with the first QP attached (the group's socket lives in the calling thread's network
      * namespace). Attaching twice is a no-op. {@code lid} is ignored on RoCE.
      *
+     * @param gid the group's GID, IPv4-mapped (224.0.0.0/4)
+     * @param lid ignored (RoCE has no LIDs)
      * @throws VerbsException EINVAL for a QP that is not UD or a GID that is not a group; ENOMEM
      *                        past max_mcast_grp or max_mcast_qp_attach; the link's errno when it
      *                        cannot join (EOPNOTSUPP for links without multicast, ENODEV)
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public void attachMcast(Gid gid, int lid) {
+        ensureUsable();
         int group = multicastGroup(gid);
         dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
         synchronized (groups) {
@@ -815,9 +902,13 @@ public final class QueuePair implements AutoCloseable {
      * {@code ibv_detach_mcast}: stops delivering {@code gid}'s datagrams to this QP; the link
      * leaves the group when no QP of the device is attached any more.
      *
+     * @param gid the group's GID, as given to {@link #attachMcast}
+     * @param lid ignored (RoCE has no LIDs)
      * @throws VerbsException EINVAL when the QP is not attached to {@code gid}
+     * @throws IllegalStateException when the QP or its device is closed
      */
     public void detachMcast(Gid gid, int lid) {
+        ensureUsable();
         int group = multicastGroup(gid);
         dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
         synchronized (groups) {
@@ -854,6 +945,11 @@ public final class QueuePair implements AutoCloseable {
      * in PSN order and each packet's bytes in address order, from one thread, so it does: 1
      * with flags 0; with {@link #DATA_IN_ORDER_RETURN_CAPS}, WHOLE_MSG | ALIGNED_128_BYTES.
      * EINVAL for any other flag.
+     *
+     * @param op    the operation, a {@link WrOpcode}; every one is in order in jrxe
+     * @param flags 0 or {@link #DATA_IN_ORDER_RETURN_CAPS}
+     * @return 1 (in order) with flags 0; the capability bits with {@code DATA_IN_ORDER_RETURN_CAPS}
+     * @throws VerbsException EINVAL for an unknown flag
      */
     public int queryDataInOrder(int op, int flags) {
         if ((flags & ~DATA_IN_ORDER_RETURN_CAPS) != 0) {
@@ -862,14 +958,20 @@ public final class QueuePair implements AutoCloseable {
         return (flags & DATA_IN_ORDER_RETURN_CAPS) != 0 ? DATA_IN_ORDER_WHOLE_MSG | DATA_IN_ORDER_ALIGNED_128_BYTES : 1;
     }
 
-    /** The transport's view of this QP, for diagnostics. */
+    /** {@return the transport's view of this QP (PSNs, queue positions, timers) as text, for diagnostics} */
     public String transportState() {
         return qp.debugState();
     }
 
-    /** {@code ibv_destroy_qp}; EBUSY while the QP is attached to a multicast group. */
+    /**
+     * {@code ibv_destroy_qp}: unregisters the QP from the engine, frees its queues and releases
+     * its CQs and SRQ (which count it as a user until then). A second call does nothing.
+     *
+     * @throws VerbsException EBUSY while the QP is attached to a multicast group
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
+        // synchronized: two closing threads must not both count the QP out of its CQs and SRQ
         if (closed) {
             return;
         }

@@ -24,8 +24,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * }</pre>
  *
  * <p>The QP may be in RESET (it is moved to INIT first) or INIT; its first PSN is random. Both
- * devices must use the same UDP port (a jrxe device sends to the port it listens on). Blocking;
- * call from any thread, one exchange per QP.
+ * devices must use the same UDP port (a jrxe device sends to the port it listens on). On a
+ * failure the QP is left where it got to (INIT, or RTR when only the move to RTS failed).
+ *
+ * <p>Thread safety: static methods with no shared state; they block, and may run on any threads
+ * at once for different QPs (one exchange per QP at a time).
  */
 public final class RcBootstrap {
     private static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
@@ -35,17 +38,38 @@ public final class RcBootstrap {
 
     /**
      * Server side: accepts one client on {@code listen}, reads its address, moves {@code qp} to
-     * RTS toward it (RcConnect's defaults), answers with this side's and waits for "done".
+     * RTS toward it (RcConnect's defaults), answers with this side's and waits for "done". The
+     * listening socket (with {@code SO_REUSEADDR}) is closed on return.
      *
-     * @throws IOException            on a socket error, or when no client completes the exchange within
-     *                                {@code timeout}
-     * @throws VerbsException         EINVAL when the peer's UDP port differs from this device's
+     * @param qp      an RC or UC QP in RESET or INIT
+     * @param listen  the local TCP address to listen on (ibv_rc_pingpong's port is 18515)
+     * @param timeout how long to wait for a client, and for each read from it; at least 1 ms
+     * @return the client's address message
+     * @throws IOException              on a socket error, a malformed message, or when no client
+     *                                  completes the exchange within {@code timeout}
+     *                                  ({@link java.net.SocketTimeoutException})
+     * @throws VerbsException           EINVAL when the QP is not in RESET or INIT or the peer's UDP
+     *                                  port differs from this device's; what {@link RcConnect} throws
+     * @throws IllegalArgumentException when {@code timeout} is under 1 ms
      */
     public static RcPeer accept(QueuePair qp, InetSocketAddress listen, Duration timeout) throws IOException {
         return accept(qp, listen, timeout, new RcConnect());
     }
 
-    /** {@link #accept(QueuePair, InetSocketAddress, Duration)} with these QP attributes. */
+    /**
+     * {@link #accept(QueuePair, InetSocketAddress, Duration)} with these QP attributes.
+     *
+     * @param qp      an RC or UC QP in RESET or INIT
+     * @param listen  the local TCP address to listen on
+     * @param timeout how long to wait for a client, and for each read from it; at least 1 ms
+     * @param how     the attributes of the INIT, RTR and RTS transitions
+     * @return the client's address message
+     * @throws IOException              on a socket error, a malformed message, or when no client
+     *                                  completes the exchange within {@code timeout}
+     * @throws VerbsException           EINVAL when the QP is not in RESET or INIT or the peer's UDP
+     *                                  port differs from this device's; what {@code how} throws
+     * @throws IllegalArgumentException when {@code timeout} is under 1 ms
+     */
     public static RcPeer accept(QueuePair qp, InetSocketAddress listen, Duration timeout, RcConnect how)
         throws IOException {
         try (ServerSocket ss = new ServerSocket()) {
@@ -58,10 +82,19 @@ public final class RcBootstrap {
     /**
      * Server side on a socket that is already listening, for a server of many clients: one
      * listening socket, one call (and one QP) per client, so a client that connects while another
-     * is being served waits in the backlog instead of being refused. The socket stays open.
+     * is being served waits in the backlog instead of being refused. The socket stays open; its
+     * {@code SO_TIMEOUT} is set to {@code timeout}.
      *
-     * @throws IOException    on a socket error, or when no client completes the exchange within {@code timeout}
-     * @throws VerbsException EINVAL when the peer's UDP port differs from this device's
+     * @param qp        an RC or UC QP in RESET or INIT
+     * @param listening a bound, listening server socket
+     * @param timeout   how long to wait for a client, and for each read from it; at least 1 ms
+     * @param how       the attributes of the INIT, RTR and RTS transitions
+     * @return the client's address message
+     * @throws IOException              on a socket error, a malformed message, or when no client
+     *                                  completes the exchange within {@code timeout}
+     * @throws VerbsException           EINVAL when the QP is not in RESET or INIT or the peer's UDP
+     *                                  port differs from this device's; what {@code how} throws
+     * @throws IllegalArgumentException when {@code timeout} is under 1 ms
      */
     public static RcPeer accept(QueuePair qp, ServerSocket listening, Duration timeout, RcConnect how)
         throws IOException {
@@ -87,16 +120,40 @@ public final class RcBootstrap {
     /**
      * Client side: connects to {@code server} (retrying every 100 ms while it is not listening
      * yet, up to {@code timeout}), sends this side's address, reads the server's, moves {@code qp}
-     * to RTS and says "done".
+     * to RTS and says "done". Uses RcConnect's defaults.
      *
-     * @throws IOException    when the server cannot be reached or answer within {@code timeout}
-     * @throws VerbsException EINVAL when the peer's UDP port differs from this device's
+     * @param qp      an RC or UC QP in RESET or INIT
+     * @param server  the server's TCP address
+     * @param timeout how long to keep trying to connect, and the limit of each connect and read;
+     *                at least 1 ms
+     * @return the server's address message
+     * @throws IOException              when the server cannot be reached or answer within
+     *                                  {@code timeout}, on a socket error or a malformed message
+     *                                  ({@link java.io.InterruptedIOException} when interrupted
+     *                                  between attempts)
+     * @throws VerbsException           EINVAL when the QP is not in RESET or INIT or the peer's UDP
+     *                                  port differs from this device's; what {@link RcConnect} throws
+     * @throws IllegalArgumentException when {@code timeout} is under 1 ms
      */
     public static RcPeer connect(QueuePair qp, InetSocketAddress server, Duration timeout) throws IOException {
         return connect(qp, server, timeout, new RcConnect());
     }
 
-    /** {@link #connect(QueuePair, InetSocketAddress, Duration)} with these QP attributes. */
+    /**
+     * {@link #connect(QueuePair, InetSocketAddress, Duration)} with these QP attributes.
+     *
+     * @param qp      an RC or UC QP in RESET or INIT
+     * @param server  the server's TCP address
+     * @param timeout how long to keep trying to connect, and the limit of each connect and read;
+     *                at least 1 ms
+     * @param how     the attributes of the INIT, RTR and RTS transitions
+     * @return the server's address message
+     * @throws IOException              when the server cannot be reached or answer within
+     *                                  {@code timeout}, on a socket error or a malformed message
+     * @throws VerbsException           EINVAL when the QP is not in RESET or INIT or the peer's UDP
+     *                                  port differs from this device's; what {@code how} throws
+     * @throws IllegalArgumentException when {@code timeout} is under 1 ms
+     */
     public static RcPeer connect(QueuePair qp, InetSocketAddress server, Duration timeout, RcConnect how)
         throws IOException {
         RcPeer me = prepare(qp, how);

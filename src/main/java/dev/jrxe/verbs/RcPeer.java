@@ -11,6 +11,8 @@ import java.util.Objects;
  * send 0000 and the receiver ignores it); jrxe carries a UDP port other than 4791 in that field,
  * and reads 0000 as 4791.
  *
+ * <p>Immutable (a record): safe to share between threads.
+ *
  * <pre>{@code
  * RcPeer me = RcPeer.of(qp, psn);
  * out.write(me.encode());                    // 52 bytes
@@ -28,6 +30,13 @@ public record RcPeer(Gid gid, int qpn, int psn, int udpPort) {
     /** The RoCEv2 UDP port. */
     public static final int ROCE_PORT = 4791;
 
+    /**
+     * Checks the fields.
+     *
+     * @throws NullPointerException     when {@code gid} is null
+     * @throws IllegalArgumentException when {@code qpn} or {@code psn} does not fit 24 bits, or
+     *                                  {@code udpPort} is not 1 to 65535
+     */
     public RcPeer {
         Objects.requireNonNull(gid, "gid");
         if ((qpn & ~0xFFFFFF) != 0 || (psn & ~0xFFFFFF) != 0) {
@@ -38,13 +47,23 @@ public record RcPeer(Gid gid, int qpn, int psn, int udpPort) {
         }
     }
 
-    /** This side of {@code qp}: its device's IPv4 GID and UDP port, its QPN, and {@code psn}. */
+    /**
+     * This side of {@code qp}: its device's IPv4 GID ({@link Device#IPV4_GID_INDEX}) and UDP port,
+     * its QPN, and {@code psn}.
+     *
+     * @param qp  the local QP
+     * @param psn its first send PSN (the low 24 bits are taken)
+     * @return what to send the peer
+     */
     public static RcPeer of(QueuePair qp, int psn) {
         Device d = qp.pd().device();
         return new RcPeer(d.queryGid(1, Device.IPV4_GID_INDEX), qp.qpNum(), psn & 0xFFFFFF, d.udpPort());
     }
 
-    /** The 52 bytes ibv_rc_pingpong sends. */
+    /**
+     * {@return the {@link #BYTES} bytes ibv_rc_pingpong sends: the ASCII text, NUL-padded} The
+     * LID field carries {@link #udpPort} in hex, or 0000 for {@link #ROCE_PORT}.
+     */
     public byte[] encode() {
         String text = String.format("%04x:%06x:%06x:%s", udpPort == ROCE_PORT ? 0 : udpPort, qpn, psn, gid.toWireString());
         byte[] wire = new byte[BYTES];
@@ -54,8 +73,12 @@ public record RcPeer(Gid gid, int qpn, int psn, int udpPort) {
     }
 
     /**
-     * Reads what {@code sscanf("%x:%x:%x:%s")} reads from the message.
+     * Reads what {@code sscanf("%x:%x:%x:%s")} reads from the message: text up to the first NUL,
+     * with the first 32 hex digits of the last field as the GID. A LID field of 0 means
+     * {@link #ROCE_PORT}, anything else is the UDP port.
      *
+     * @param wire the message (normally {@link #BYTES} bytes)
+     * @return the peer it describes
      * @throws IllegalArgumentException when the bytes are not such a message
      */
     public static RcPeer decode(byte[] wire) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.jrxe.ib.Access;
 import dev.jrxe.ib.Errno;
 import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendOps;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,9 @@ class LifetimeTest {
             SharedReceiveQueue srq = pd.createSrq(new SharedReceiveQueue.Attr(16, 1, 0));
             QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(16, 16, 1, 1, 0)));
             new RcConnect().toInit(qp);
+            QpInitAttr withEx = new QpInitAttr(QpType.RC, cq, cq, new QpCap(16, 16, 1, 1, 0));
+            withEx.sendOpsFlags = SendOps.SEND;
+            QpEx x = pd.createQp(withEx).ex();
             int lkey = mr.lkey();
             assertThat(dev.keys().lookup(lkey)).isNotNull();
 
@@ -44,6 +48,8 @@ class LifetimeTest {
                 .isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> cq.poll(new WorkCompletion[] {new WorkCompletion()}))
                 .isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(qp::query).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(x::start).as("an extended batch").isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(dev::allocPd).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> dev.createCq(4)).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> pd.registerMemory(buf, Access.LOCAL_WRITE)).isInstanceOf(IllegalStateException.class);
