@@ -13,11 +13,12 @@ import dev.jrxe.memory.Region;
  * through the device's key table; this object is the application's handle.
  *
  * <pre>{@code
- * MemorySegment buf = Arena.ofShared().allocate(1 << 20);
- * MemoryRegion mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_READ);
- * RemoteBuffer mine = mr.remote(0, 4096);   // address, length and rkey for the peer
- * recvWr.sge(mr, 0, 4096);                  // an SGE with its lkey
- * mr.close();                               // ibv_dereg_mr
+ * try (Arena arena = Arena.ofShared()) {      // the memory outlives the region
+ *     MemoryRegion mr = pd.registerMemory(arena.allocate(1 << 20, 4096), Access.LOCAL_WRITE | Access.REMOTE_READ);
+ *     RemoteBuffer mine = mr.remote(0, 4096); // address, length and rkey for the peer
+ *     recvWr.sge(mr, 0, 4096);                // an SGE with its lkey
+ *     mr.close();                             // ibv_dereg_mr, before the arena frees the memory
+ * }
  * }</pre>
  *
  * <p>Thread safe: the accessors may be read from any thread while {@link #rereg} or

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <pre>{@code
  * ProtectionDomain pd = device.allocPd();
- * MemoryRegion mr = pd.registerMemory(Arena.ofShared().allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_READ);
+ * MemoryRegion mr = pd.registerMemory(arena.allocate(4096, 4096), Access.LOCAL_WRITE | Access.REMOTE_READ);
  * QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap()));
  * // ...
  * qp.close(); mr.close(); pd.close();   // children first: a PD in use is EBUSY
