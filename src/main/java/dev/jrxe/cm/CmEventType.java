@@ -3,6 +3,12 @@ package dev.jrxe.cm;
 /**
  * {@code enum rdma_cm_event_type}, with librdmacm's values: the {@link CmEvent#type()} of an
  * event on an {@link EventChannel}. Constants only (and a pure function): safe from any thread.
+ *
+ * <pre>{@code
+ * CmEvent e = channel.getEvent();
+ * if (e.type() == CmEventType.ESTABLISHED) {   // the connection is up
+ * }
+ * }</pre>
  */
 public final class CmEventType {
     /** RDMA_CM_EVENT_ADDR_RESOLVED: {@link CmId#resolveAddr} is done (at once: no ARP). */

@@ -9,6 +9,11 @@ package dev.jrxe.cm;
  * big-endian, 24-bit fields the top three bytes of the 32-bit word at their offset.
  *
  * <p>Constants only (and one pure function): safe from any thread.
+ *
+ * <pre>{@code
+ * Mad m = new Mad(bytes);
+ * long serviceId = m.u64(CmMessages.Req.SERVICE_ID);
+ * }</pre>
  */
 public final class CmMessages {
     private CmMessages() {

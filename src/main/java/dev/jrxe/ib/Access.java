@@ -15,6 +15,10 @@ package dev.jrxe.ib;
  * the message is dropped).
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * MemoryRegion mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+ * }</pre>
  */
 public final class Access {
     /** {@code IBV_ACCESS_LOCAL_WRITE}: the device may write the memory (receives, READ and atomic results). */

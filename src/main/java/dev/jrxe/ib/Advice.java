@@ -8,6 +8,10 @@ package dev.jrxe.ib;
  * the PD, or a range outside it, EFAULT.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * pd.adviseMr(Advice.PREFETCH_WRITE, Advice.FLAG_FLUSH, new Sge(addr, length, odpMr.lkey()));
+ * }</pre>
  */
 public final class Advice {
     /** {@code IBV_ADVISE_MR_ADVICE_PREFETCH}: fault the pages in for reading. */

@@ -8,6 +8,12 @@ package dev.jrxe.ib;
  * SRQ_LIMIT_REACHED and QP_LAST_WQE_REACHED; the other types exist for completeness.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * AsyncEvent e = dev.getAsyncEvent(1, TimeUnit.SECONDS);
+ * if (e != null && e.type() == AsyncEventType.QP_FATAL) {   // e.qp() is in ERR
+ * }
+ * }</pre>
  */
 public final class AsyncEventType {
     /** {@code IBV_EVENT_CQ_ERR}: a CQ overflowed (more completions than its {@code cqe}). */

@@ -6,6 +6,12 @@ package dev.jrxe.ib;
  * calls, and negated as rdma_cm event statuses. Each constant says where jrxe gives it.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * int err = qp.trySend(wr);
+ * if (err == Errno.ENOMEM) {   // the send queue is full: poll, then post again
+ * }
+ * }</pre>
  */
 public final class Errno {
     /**

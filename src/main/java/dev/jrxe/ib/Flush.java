@@ -11,6 +11,14 @@ package dev.jrxe.ib;
  * ({@link Access#FLUSH_GLOBAL}, {@link Access#FLUSH_PERSISTENT}), and its QP's access flags too.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * wr.reset().remote(peerBuffer);
+ * wr.opcode = WrOpcode.FLUSH;
+ * wr.flushType = Flush.GLOBAL;
+ * wr.flushLevel = Flush.RANGE;
+ * wr.flushLength = peerBuffer.length();
+ * }</pre>
  */
 public final class Flush {
     /** {@code IBV_FLUSH_GLOBAL}: placement type global visibility: earlier writes are visible to the responder. */

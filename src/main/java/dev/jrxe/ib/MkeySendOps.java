@@ -9,6 +9,10 @@ package dev.jrxe.ib;
  * batch with EOPNOTSUPP.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * init.mkeySendOpsFlags = MkeySendOps.MR_INTERLEAVED | MkeySendOps.MR_LIST;
+ * }</pre>
  */
 public final class MkeySendOps {
     /**

@@ -8,6 +8,10 @@ package dev.jrxe.ib;
  * EINVAL; a valid one larger than the device's active MTU is lowered to it.
  *
  * <p>Thread safety: constants and pure functions, callable from any thread.
+ *
+ * <pre>{@code
+ * new RcConnect().pathMtu(Mtu.MTU_4096);   // Mtu.bytes(Mtu.MTU_4096) == 4096
+ * }</pre>
  */
 public final class Mtu {
     /** {@code IBV_MTU_256}: 256 bytes. */

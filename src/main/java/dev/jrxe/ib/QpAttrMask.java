@@ -9,6 +9,12 @@ package dev.jrxe.ib;
  * not allow, is EINVAL, and nothing changes.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * QpAttr attr = new QpAttr();
+ * attr.qpState = QpState.ERR;
+ * qp.modify(attr, QpAttrMask.STATE);
+ * }</pre>
  */
 public final class QpAttrMask {
     /** {@code IBV_QP_STATE}: {@code qp_state}, the state to move to ({@link QpState}). */

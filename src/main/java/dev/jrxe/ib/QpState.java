@@ -9,6 +9,11 @@ package dev.jrxe.ib;
  * SQE and ERR (elsewhere EINVAL); incoming requests are served in RTR, RTS and SQD.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * if (qp.state() == QpState.ERR) {   // modify to RESET, then INIT, to use it again
+ * }
+ * }</pre>
  */
 public final class QpState {
     /** {@code IBV_QPS_RESET}: just created or reset: queues emptied, nothing sent or received. */

@@ -8,6 +8,10 @@ package dev.jrxe.ib;
  * EFA's). Any other type is EOPNOTSUPP at creation.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * QueuePair qp = pd.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(16, 16, 1, 1, 0)));
+ * }</pre>
  */
 public final class QpType {
     /** {@code IBV_QPT_RC}: reliable connected: acknowledged, retransmitted, in order; every operation. */

@@ -8,6 +8,10 @@ package dev.jrxe.ib;
  * checked first: on error nothing has changed. The lkey keeps its value.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * mr.rereg(Rereg.CHANGE_ACCESS, null, null, Access.LOCAL_WRITE);
+ * }</pre>
  */
 public final class Rereg {
     /** {@code IBV_REREG_MR_CHANGE_TRANSLATION}: new memory (address, length, iova), checked as registration is. */

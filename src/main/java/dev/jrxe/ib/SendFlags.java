@@ -6,6 +6,10 @@ package dev.jrxe.ib;
  * of an extended-API batch ({@link dev.jrxe.verbs.QpEx#wrFlags}).
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * wr.sendFlags = SendFlags.SIGNALED | SendFlags.INLINE;
+ * }</pre>
  */
 public final class SendFlags {
     /**

@@ -9,6 +9,11 @@ package dev.jrxe.ib;
  * with latches EOPNOTSUPP for its batch. {@code ibv_post_send} needs none of them.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * init.sendOpsFlags = SendOps.RDMA_WRITE | SendOps.SEND;
+ * QpEx x = pd.createQp(init).ex();
+ * }</pre>
  */
 public final class SendOps {
     /** {@code IBV_QP_EX_WITH_RDMA_WRITE}: {@link dev.jrxe.verbs.QpEx#rdmaWrite} ({@code ibv_wr_rdma_write}). */

@@ -6,6 +6,12 @@ package dev.jrxe.ib;
  * plus one jrxe SRD bit above them.
  *
  * <p>Thread safety: constants only.
+ *
+ * <pre>{@code
+ * if ((wc.wcFlags & WcFlags.WITH_IMM) != 0) {
+ *     int imm = wc.immData;
+ * }
+ * }</pre>
  */
 public final class WcFlags {
     /**

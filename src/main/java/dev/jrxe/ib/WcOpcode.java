@@ -8,6 +8,11 @@ package dev.jrxe.ib;
  * completions too (RECV for a failed or flushed receive), which rdma-core leaves undefined.
  *
  * <p>Thread safety: constants and a pure function, callable from any thread.
+ *
+ * <pre>{@code
+ * if (wc.opcode == WcOpcode.RECV_RDMA_WITH_IMM) {   // a peer's WRITE_WITH_IMM landed
+ * }
+ * }</pre>
  */
 public final class WcOpcode {
     /** {@code IBV_WC_SEND}: a SEND, SEND_WITH_IMM or SEND_WITH_INV of the send queue. */

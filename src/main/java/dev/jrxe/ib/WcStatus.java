@@ -9,6 +9,12 @@ package dev.jrxe.ib;
  * says when jrxe reports it.
  *
  * <p>Thread safety: constants and pure functions, callable from any thread.
+ *
+ * <pre>{@code
+ * if (wc.status != WcStatus.SUCCESS) {
+ *     System.err.println(WcStatus.str(wc.status));   // e.g. "remote access error"
+ * }
+ * }</pre>
  */
 public final class WcStatus {
     /** {@code IBV_WC_SUCCESS}: the work request completed; every field of the completion is valid. */

@@ -7,6 +7,10 @@ package dev.jrxe.ib;
  * opcode {@link WcOpcode#forWr} gives.
  *
  * <p>Thread safety: constants and pure functions, callable from any thread.
+ *
+ * <pre>{@code
+ * wr.opcode = WrOpcode.RDMA_WRITE;
+ * }</pre>
  */
 public final class WrOpcode {
     /**

@@ -8,6 +8,14 @@ package dev.jrxe.verbs;
  *
  * <p>Thread safety: as {@link VerbsException}; {@link #badWr()} is the request object the post
  * was given (not a copy, and not serialized).
+ *
+ * <pre>{@code
+ * try {
+ *     qp.postSend(chain);
+ * } catch (PostException e) {
+ *     Object first = e.badWr();   // the request that was refused; none after it was posted
+ * }
+ * }</pre>
  */
 public final class PostException extends VerbsException {
     private static final long serialVersionUID = 1L;

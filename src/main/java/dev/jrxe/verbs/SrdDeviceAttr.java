@@ -6,6 +6,10 @@ package dev.jrxe.verbs;
  *
  * <p>Not thread safe: a plain holder; every {@code queryDevice} returns a new one, which the
  * caller owns.
+ *
+ * <pre>{@code
+ * SrdDeviceAttr a = SrdDv.queryDevice(dev);
+ * }</pre>
  */
 public final class SrdDeviceAttr {
     /** {@code max_sq_wr}: most work requests in an SRD QP's send queue. */

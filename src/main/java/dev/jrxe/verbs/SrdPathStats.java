@@ -9,6 +9,12 @@ package dev.jrxe.verbs;
  * @param retransmits   retransmissions sent on it
  * @param timeouts      retransmission timeouts of packets last sent on it
  * @param srttNanos     latest smoothed RTT measured on it (0: none yet)
+ *
+ * <pre>{@code
+ * for (SrdPathStats p : SrdDv.pathStats(qp)) {
+ *     System.out.println(p);
+ * }
+ * }</pre>
  */
 public record SrdPathStats(int path, int sourcePort, long sent, long retransmits, long timeouts, long srttNanos) {
 }

@@ -10,6 +10,15 @@ import dev.jrxe.ib.Errno;
  * from it, throws {@link IllegalStateException} instead.
  *
  * <p>Thread safety: its errno and message never change; any thread may read them.
+ *
+ * <pre>{@code
+ * try {
+ *     pd.close();
+ * } catch (VerbsException e) {
+ *     if (e.errno() == Errno.EBUSY) {   // close its QPs and regions first
+ *     }
+ * }
+ * }</pre>
  */
 public class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -5,6 +5,10 @@ package dev.jrxe.verbs;
  * the fields an extended CQ's completions carry beyond wr_id, status, opcode, vendor_err and
  * wc_flags. Pass an OR of them to {@link Device#createCqEx}; the {@link CqEx} reader of a field
  * the CQ was created without throws {@link IllegalStateException}. Constants only.
+ *
+ * <pre>{@code
+ * CompletionQueue cq = dev.createCqEx(256, null, 0, WcFlagsEx.WITH_BYTE_LEN | WcFlagsEx.WITH_COMPLETION_TIMESTAMP);
+ * }</pre>
  */
 public final class WcFlagsEx {
     /** {@code IBV_WC_EX_WITH_BYTE_LEN}: {@link CqEx#readByteLen()}. */
