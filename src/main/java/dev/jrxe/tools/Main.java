@@ -75,6 +75,9 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler(Main::runFailed);
         // after NAME every word is the example's, its options too
         cl.getSubcommands().get("example").setStopAtPositional(true);
+        PerftestCommand.register(cl);
+        cl.setParameterExceptionHandler(Main::usageError);
+        cl.setExecutionExceptionHandler(Main::runFailed);
         versions(cl);
         footers(cl);
         return cl;

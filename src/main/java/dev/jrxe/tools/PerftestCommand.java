@@ -1,0 +1,347 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.Mtu;
+import dev.jrxe.verbs.DeviceConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
+ * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
+ * §4), so that the real ib_write_bw and friends can be the peer. RC and UC; one run or, with
+ * {@code -a}, sizes 2 B .. 8 MiB. Not yet: -D duration, -b bidirectional, -R/-z rdma_cm, UD,
+ * --cpu_util, -e events.
+ */
+@Command(mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
+        "TCP exchange (port 18515) and output, so perftest's binaries can be the peer.",
+        "Server: no SERVER argument. Client: the server's address."})
+final class PerftestCommand implements Callable<Integer> {
+    static final int MAX_ALL_SIZE = 1 << 23;
+    static final int CYCLE_BUFFER = 4096;
+    static final int CACHE_LINE = 64;
+
+    private final PerftestTest test;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "SERVER", description = "the server to connect to (client mode)")
+    String server;
+
+    @Option(converter = Converters.Port.class, names = {"-p", "--port"}, defaultValue = "18515",
+        description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, defaultValue = "jrxe0",
+        description = "use IB device <dev> (default ${DEFAULT-VALUE})")
+    String ibDev;
+
+    @Option(converter = Converters.IbPort.class, names = {"-i", "--ib-port"}, defaultValue = "1",
+        description = "use port <port> of IB device (default ${DEFAULT-VALUE})")
+    int ibPort;
+
+    @Option(converter = Converters.PositiveSize.class, names = {"-s", "--size"},
+        description = "size of message to exchange (default: the test's, 65536 for BW, 2 for latency, 8 for atomics)")
+    Integer size;
+
+    @Option(names = {"-a", "--all"}, description = "run sizes from 2 till 2^23")
+    boolean all;
+
+    @Option(converter = Converters.Positive.class, names = {"-n", "--iters"},
+        description = "number of exchanges (default: the test's, 5000 for write-bw, 1000 otherwise)")
+    Integer iters;
+
+    @Option(converter = Converters.Positive.class, names = {"-t", "--tx-depth"},
+        description = "size of tx queue (default: 128 for BW, 1 for latency)")
+    Integer txDepth;
+
+    @Option(converter = Converters.Positive.class, names = {"-r", "--rx-depth"},
+        description = "rx queue size, SEND tests (default 512)")
+    Integer rxDepth;
+
+    @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"},
+        description = "MTU size: 256 - 4096 (default: the port's active MTU)")
+    Integer mtu;
+
+    @Option(converter = Converters.GidIndex.class, names = {"-x", "--gid-index"}, defaultValue = "1",
+        description = "test uses GID with GID index (default ${DEFAULT-VALUE}, the IPv4-mapped RoCEv2 GID)")
+    int gidIndex;
+
+    @Option(converter = Converters.Positive.class, names = {"-q", "--qp"}, defaultValue = "1",
+        description = "num of qp's (default ${DEFAULT-VALUE})")
+    int qps;
+
+    @Option(names = {"-c", "--connection"}, defaultValue = "RC",
+        description = "connection type RC/UC (default ${DEFAULT-VALUE}; UC for write and send tests)")
+    String connection;
+
+    @Option(converter = Converters.Positive.class, names = {"-Q", "--cq-mod"},
+        description = "generate a completion every <n> requests, BW tests (default 100; 1 above 8 KiB)")
+    Integer cqMod;
+
+    @Option(names = {"-A", "--atomic_type"}, defaultValue = "FETCH_AND_ADD",
+        description = "type of atomic operation: CMP_AND_SWAP or FETCH_AND_ADD (default ${DEFAULT-VALUE})")
+    String atomicType;
+
+    @Option(names = {"-u", "--qp-timeout"}, defaultValue = "14", description = "QP timeout (default ${DEFAULT-VALUE})")
+    int qpTimeout;
+
+    @Option(names = {"-F", "--CPU-freq"}, description = "do not fail on a CPU frequency mismatch (jrxe times with nanoTime: no effect)")
+    boolean cpuFreq;
+
+    @Option(names = "--report_gbits", description = "report bandwidth in Gb/s instead of MB/s")
+    boolean gbits;
+
+    @Option(names = "--dont_xchg_versions", description = "do not exchange versions, cycle buffer, cache line and MTU")
+    boolean dontXchgVersions;
+
+    @Option(names = "--check", description = "jrxe: fill what is sent with a pattern and check, after the run, every byte "
+        + "that landed (the side the data lands on fails with exit 1 when one differs)")
+    boolean check;
+
+    @Option(converter = Converters.DeviceAddress.class, names = "--ip", defaultValue = "127.0.0.1",
+        description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE}; a client whose server is at "
+            + "that address moves its device to the next one)")
+    String ip;
+
+    @Option(converter = Converters.Port.class, names = "--udp-port", defaultValue = "4791",
+        description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
+    int udpPort;
+
+    PerftestCommand(PerftestTest test) {
+        this.test = test;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        boolean client = server != null;
+        boolean uc = switch (connection.toUpperCase(java.util.Locale.ROOT)) {
+            case "RC" -> false;
+            case "UC" -> true;
+            default -> {
+                Converters.require(spec, false, "connection type " + connection
+                    + " is not one jrxe's perftest runs (RC, or UC for write and send tests)");
+                yield false;
+            }
+        };
+        Converters.require(spec, !uc || test.verb == PerftestTest.Verb.WRITE || test.verb == PerftestTest.Verb.SEND,
+            "UC has no " + test.verb.title + " (RC only)");
+        boolean cas = switch (atomicType) {
+            case "CMP_AND_SWAP" -> true;
+            case "FETCH_AND_ADD" -> false;
+            default -> {
+                Converters.require(spec, false, "atomic type " + atomicType + " is neither CMP_AND_SWAP nor FETCH_AND_ADD");
+                yield false;
+            }
+        };
+        Converters.require(spec, test.verb != PerftestTest.Verb.ATOMIC || size == null || size == 8,
+            "atomic tests move 8 bytes: -s cannot change that");
+        List<Integer> sizes = sizes();
+        int n = iters != null ? iters : test.defaultIters;
+        int tx = Math.min(txDepth != null ? txDepth : test.defaultTxDepth, n);
+        int rx = rxDepth != null ? rxDepth : test.defaultRxDepth;
+        if (test.verb == PerftestTest.Verb.SEND) {
+            rx = Math.min(rx, n);
+            rx += rx % 2; // perftest rounds it up to even
+        }
+        int mod = cqMod != null ? cqMod : (test.bw ? 100 : 1);
+        if (cqMod == null && !all && sizes.get(0) > 8192) {
+            mod = 1;
+        }
+        mod = Math.min(mod, tx);
+
+        String local = ip;
+        if (client && InetAddress.getByName(server).getHostAddress().equals(ip)) {
+            byte[] a = InetAddress.getByName(ip).getAddress();
+            a[3]++;
+            local = InetAddress.getByAddress(a).getHostAddress();
+            spec.commandLine().getErr().println(" (" + ip + " is the server's; this client's device is on " + local + ")");
+        }
+        if (!client) {
+            PerftestOutput.waitingBox(out);
+            out.flush();
+        }
+        try (PerftestOob oob = client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
+            : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000)) {
+            DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort);
+            int maxSize = sizes.get(sizes.size() - 1);
+            // the port's MTU first (opening the device tells it), then the peer's if smaller
+            int wanted;
+            try (dev.jrxe.verbs.Device probe = dev.jrxe.verbs.Device.open(DeviceConfig.of(ibDev, local).udpPort(udpPort).detached())) {
+                wanted = mtu != null ? Mtu.fromBytes(mtu) : probe.activeMtu();
+            }
+            PerftestOob.Settled s = dontXchgVersions ? new PerftestOob.Settled(PerftestOob.VERSION, CYCLE_BUFFER, CACHE_LINE, wanted)
+                : oob.settle(CYCLE_BUFFER, CACHE_LINE, wanted);
+            PerftestRun.Params p = new PerftestRun.Params(test, maxSize, n, tx, rx, mod, qps, uc, s.mtu(), gidIndex, cas,
+                qpTimeout, s.cycleBuffer(), s.cacheLine());
+            try (PerftestRun run = new PerftestRun(cfg, p)) {
+                if (check) {
+                    run.fillSources(client);
+                }
+                PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, uc ? "UC" : "RC", tx, rx, mod,
+                    s.mtu(), gidIndex, run.outReads, cas));
+                PerftestRecord[] remote = before(oob, run, client, sizes.get(0));
+                for (int i = 0; i < qps; i++) {
+                    PerftestOutput.address(out, "local", run.mine[i], test);
+                }
+                for (int i = 0; i < qps; i++) {
+                    PerftestOutput.address(out, "remote", remote[i], test);
+                }
+                out.println(PerftestOutput.LINE);
+                out.flush();
+                traffic(oob, run, client, sizes, out);
+            }
+        }
+        return 0;
+    }
+
+    private List<Integer> sizes() {
+        List<Integer> l = new ArrayList<>();
+        if (test.verb == PerftestTest.Verb.ATOMIC) {
+            l.add(8);
+        } else if (all) {
+            for (int s = 2; s <= MAX_ALL_SIZE; s <<= 1) {
+                l.add(s);
+            }
+        } else {
+            l.add(size != null ? size : test.defaultSize);
+        }
+        return l;
+    }
+
+    private static PerftestRecord[] handshakeAll(PerftestOob oob, PerftestRun run) throws IOException {
+        PerftestRecord[] r = new PerftestRecord[run.mine.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = oob.handshake(run.mine[i]);
+        }
+        return r;
+    }
+
+    /** The record exchanges before traffic, in each test's order (§4.5), with the QPs connected in between. */
+    private PerftestRecord[] before(PerftestOob oob, PerftestRun run, boolean client, int firstSize) throws IOException {
+        boolean send = test.verb == PerftestTest.Verb.SEND;
+        if (!test.bw && !send) {
+            oob.handshake(run.mine[0]);
+        }
+        PerftestRecord[] remote = handshakeAll(oob, run);
+        run.connect(remote);
+        if (send) {
+            oob.handshake(run.mine[0]);
+            handshakeAll(oob, run);
+            if (!client || !test.bw) {
+                run.postReceives(firstSize);
+            }
+        } else {
+            handshakeAll(oob, run);
+        }
+        oob.handshake(run.mine[0]);
+        return remote;
+    }
+
+    private void traffic(PerftestOob oob, PerftestRun run, boolean client, List<Integer> sizes, PrintWriter out)
+        throws IOException {
+        boolean send = test.verb == PerftestTest.Verb.SEND;
+        if (test.bw) {
+            PerftestOutput.bwHeader(out, gbits);
+        } else if (client || test.verb != PerftestTest.Verb.READ) {
+            PerftestOutput.latHeader(out);
+        }
+        for (int k = 0; k < sizes.size(); k++) {
+            int s = sizes.get(k);
+            if (k > 0) {
+                // -a: a barrier before each further size (the receiver's receives posted first)
+                if (send && (!client || !test.bw)) {
+                    run.postReceives(s);
+                }
+                oob.handshake(run.mine[0]);
+            }
+            if (test.bw && !send) {
+                if (client) {
+                    PerftestOob.Report mine = run.bwClient(s, gbits);
+                    oob.handshake(run.mine[0]);
+                    oob.reports(mine);
+                    PerftestOutput.bwRow(out, mine);
+                } else {
+                    oob.handshake(run.mine[0]); // blocks until the client is done
+                    PerftestOutput.bwRow(out, oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0)));
+                }
+            } else if (send && test.bw) {
+                PerftestOob.Report mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits);
+                oob.handshake(run.mine[0]);
+                PerftestOutput.bwRow(out, mine);
+            } else if (test.verb == PerftestTest.Verb.READ) {
+                if (client) {
+                    long[] posted = run.readLat(s);
+                    oob.handshake(run.mine[0]);
+                    PerftestOutput.latRow(out, s, run.p.iters(), PerftestOutput.latency(posted, run.p.iters(), false));
+                } else {
+                    oob.handshake(run.mine[0]);
+                }
+            } else {
+                long[] posted = test.verb == PerftestTest.Verb.WRITE ? run.writeLat(s, client) : run.sendLat(s, client);
+                if (send) {
+                    oob.handshake(run.mine[0]);
+                }
+                PerftestOutput.latRow(out, s, run.p.iters(), PerftestOutput.latency(posted, run.p.iters(), true));
+            }
+            if (check) {
+                long bytes = run.verify(s, client);
+                if (bytes > 0) {
+                    out.printf(" data check: %d bytes as the peer sent them%n", bytes);
+                }
+            }
+            out.flush();
+        }
+        if (test.bw && !send) {
+            oob.handshake(run.mine[0]);
+        }
+        out.println(PerftestOutput.LINE);
+        out.flush();
+    }
+
+    /** {@code jrxe perftest}: the tests as subcommands. */
+    @Command(name = "perftest", mixinStandardHelpOptions = true,
+        description = {"perftest's tests over jrxe (also as ib_write_bw, ib_read_bw, ...): "
+            + "write-bw, read-bw, send-bw, atomic-bw, write-lat, read-lat, send-lat."})
+    static final class Group implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().usage(spec.commandLine().getOut());
+        }
+    }
+
+    private static CommandLine described(CommandLine c, PerftestTest t) {
+        String what = (t.bw ? "bandwidth" : "latency") + " of " + t.verb.title.replace('_', ' ')
+            + (t.verb == PerftestTest.Verb.ATOMIC ? " (FETCH_AND_ADD, or -A CMP_AND_SWAP)" : "");
+        c.getCommandSpec().usageMessage().description(
+            "perftest's " + t.binary + " over a jrxe device: " + what + "; defaults " + t.defaultSize + " B x "
+                + t.defaultIters + ", tx depth " + t.defaultTxDepth + ".",
+            "Its options, defaults, TCP exchange (port 18515) and output, so perftest's " + t.binary
+                + " can be the peer. Server: no SERVER; client: the server's address.");
+        return c;
+    }
+
+    /** Adds {@code perftest TEST} and the {@code ib_*} aliases to {@code cl}. */
+    static void register(CommandLine cl) {
+        CommandLine group = new CommandLine(new Group());
+        for (PerftestTest t : PerftestTest.values()) {
+            group.addSubcommand(t.command, described(new CommandLine(new PerftestCommand(t)), t));
+            cl.addSubcommand(t.binary, described(new CommandLine(new PerftestCommand(t)), t));
+        }
+        cl.addSubcommand("perftest", group);
+    }
+}

@@ -1,0 +1,163 @@
+package dev.jrxe.tools;
+
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * perftest's out-of-band channel: one TCP connection (port 18515) on which both sides exchange
+ * messages of equal size in lock step, the client writing first and the server reading first
+ * (../shared/reference/cm-and-perftest.md §4.1-4.6): the versions, cycle buffer, cache line and
+ * MTU, then the QP records ("handshakes"), then the bandwidth report.
+ */
+final class PerftestOob implements Closeable {
+    /**
+     * The version jrxe says it is: in perftest's [5.70, 6.28), so that a real perftest accepts it and
+     * neither side starts the 6.28 parameter negotiation (whose binary layout is unverified).
+     */
+    static final String VERSION = "6.06";
+    static final int VERSION_BYTES = 16;
+    static final int STEP_TIMEOUT_MILLIS = 60_000;
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final boolean client;
+
+    private PerftestOob(Socket socket, boolean client) throws IOException {
+        this.socket = socket;
+        this.client = client;
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(STEP_TIMEOUT_MILLIS);
+        this.in = new DataInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    /** Server: listens on {@code bind}, accepts one client, closes the listener (as perftest). */
+    static PerftestOob accept(InetSocketAddress bind, int timeoutMillis) throws IOException {
+        try (ServerSocket ss = new ServerSocket()) {
+            ss.setReuseAddress(true);
+            ss.bind(bind, 1);
+            ss.setSoTimeout(timeoutMillis);
+            try {
+                return new PerftestOob(ss.accept(), false);
+            } catch (java.net.SocketTimeoutException e) {
+                throw new IOException("no client connected to " + bind + " within " + timeoutMillis / 1000 + " s");
+            }
+        }
+    }
+
+    /** Client: connects, retrying every 100 ms for {@code timeoutMillis} while the server is not listening yet. */
+    static PerftestOob connect(InetSocketAddress server, int timeoutMillis) throws IOException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (true) {
+            Socket s = new Socket();
+            try {
+                s.connect(server, timeoutMillis);
+                return new PerftestOob(s, true);
+            } catch (java.net.ConnectException e) {
+                s.close();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("Couldn't connect to " + server.getHostString() + ":" + server.getPort());
+                }
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+            }
+        }
+    }
+
+    /** One lock-step exchange: the client writes then reads, the server reads then writes. */
+    byte[] exchange(byte[] mine) throws IOException {
+        byte[] theirs = new byte[mine.length];
+        if (client) {
+            out.write(mine);
+            out.flush();
+            in.readFully(theirs);
+        } else {
+            in.readFully(theirs);
+            out.write(mine);
+            out.flush();
+        }
+        return theirs;
+    }
+
+    /** What the two sides settle on before the QP records. */
+    record Settled(String peerVersion, int cycleBuffer, int cacheLine, int mtu) {
+    }
+
+    /**
+     * Versions (16 bytes), cycle buffer and cache line (big-endian ints: the larger wins) and the
+     * MTU enum as decimal text + NUL (the smaller wins), as perftest's exchange_versions,
+     * check_sys_data and check_mtu.
+     */
+    Settled settle(int cycleBuffer, int cacheLine, int mtu) throws IOException {
+        byte[] v = new byte[VERSION_BYTES];
+        byte[] mine = VERSION.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(mine, 0, v, 0, mine.length);
+        String peer = cString(exchange(v));
+        double pv;
+        try {
+            pv = Double.parseDouble(peer);
+        } catch (NumberFormatException e) {
+            throw new IOException("the peer's version '" + peer + "' is not perftest's");
+        }
+        if (pv < 5.70) {
+            throw new IOException("the peer's perftest " + peer + " is older than 5.70");
+        }
+        int cycle = Math.max(cycleBuffer, ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cycleBuffer).array())).getInt());
+        int line = Math.max(cacheLine, ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cacheLine).array())).getInt());
+        byte[] m = (mtu + "\0").getBytes(StandardCharsets.US_ASCII);
+        String theirs = cString(exchange(m));
+        int settled = mtu;
+        try {
+            int t = Integer.parseInt(theirs);
+            if (t >= 1 && t <= 5) {
+                settled = Math.min(mtu, t);
+            }
+        } catch (NumberFormatException e) {
+            throw new IOException("the peer's MTU '" + theirs + "' is not an MTU enum");
+        }
+        return new Settled(peer, cycle, line, settled);
+    }
+
+    /** One handshake: this side's record for the peer's. */
+    PerftestRecord handshake(PerftestRecord mine) throws IOException {
+        return PerftestRecord.decode(exchange(mine.encode()));
+    }
+
+    /** The bandwidth report: size, iterations (u64), peak, average and message rate (doubles), big-endian, one at a time. */
+    record Report(long size, long iters, double bwPeak, double bwAvg, double msgRate) {
+    }
+
+    Report reports(Report mine) throws IOException {
+        long size = ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putLong(mine.size()).array())).getLong();
+        long iters = ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putLong(mine.iters()).array())).getLong();
+        double peak = ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putDouble(mine.bwPeak()).array())).getDouble();
+        double avg = ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putDouble(mine.bwAvg()).array())).getDouble();
+        double rate = ByteBuffer.wrap(exchange(ByteBuffer.allocate(8).putDouble(mine.msgRate()).array())).getDouble();
+        return new Report(size, iters, peak, avg, rate);
+    }
+
+    private static String cString(byte[] b) {
+        int n = 0;
+        while (n < b.length && b[n] != 0) {
+            n++;
+        }
+        return new String(b, 0, n, StandardCharsets.US_ASCII).trim();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

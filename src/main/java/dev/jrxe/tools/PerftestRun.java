@@ -1,0 +1,497 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WcOpcode;
+import dev.jrxe.ib.WcStatus;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.DeviceConfig;
+import dev.jrxe.verbs.MemoryRegion;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RcConnect;
+import dev.jrxe.verbs.RecvWr;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.WorkCompletion;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One side of a perftest run: the device, the QPs and the buffer laid out as perftest lays them
+ * out, their connection, and the traffic loops of perftest's {@code run_iter_bw},
+ * {@code run_iter_lat_write}, {@code run_iter_lat_send} and {@code run_iter_lat} (READ). Time is
+ * {@link System#nanoTime()} where perftest counts CPU cycles.
+ */
+final class PerftestRun implements AutoCloseable {
+    /** What a run is asked for. */
+    record Params(PerftestTest test, int maxSize, int iters, int txDepth, int rxDepth, int cqMod, int qps,
+                  boolean uc, int mtu, int gidIndex, boolean cmpAndSwap, int timeout, int cycleBuffer, int cacheLine) {
+    }
+
+    /** How long a run may go without a completion before it gives up (a peer that vanished). */
+    static final long STALL_NANOS = 10_000_000_000L;
+
+    final Params p;
+    final Device dev;
+    final int outReads;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment buf;
+    private final MemoryRegion mr;
+    private final CompletionQueue cq;
+    final QueuePair[] qps;
+    final PerftestRecord[] mine;
+    private PerftestRecord[] remote;
+    /** BUFF_SIZE: one QP's slot, INC(max(size, cycle buffer)). */
+    private final long slot;
+    private final WorkCompletion[] wc = new WorkCompletion[16];
+    private final SendWr wr = new SendWr(1);
+    private final RecvWr rwr = new RecvWr(1);
+
+    PerftestRun(DeviceConfig config, Params p) {
+        this.p = p;
+        Device d = Device.open(config);
+        try {
+            this.dev = d;
+            this.outReads = p.test().readsOrAtomics() ? d.query().maxQpRdAtom : 1;
+            ProtectionDomain pd = d.allocPd();
+            this.slot = inc(Math.max(p.maxSize(), p.cycleBuffer()));
+            this.buf = arena.allocate(slot * 2 * p.qps(), 4096);
+            this.mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
+                | Access.REMOTE_ATOMIC);
+            int depth = p.txDepth() + (p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1);
+            this.cq = d.createCq(Math.min(32767, depth * p.qps() + 16));
+            this.qps = new QueuePair[p.qps()];
+            this.mine = new PerftestRecord[p.qps()];
+            for (int i = 0; i < p.qps(); i++) {
+                int rx = p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1;
+                qps[i] = pd.createQp(new QpInitAttr(p.uc() ? QpType.UC : QpType.RC, cq, cq,
+                    new QpCap(p.txDepth(), rx, 1, 1, 0)));
+                connector().toInit(qps[i]);
+                mine[i] = new PerftestRecord(0, outReads, qps[i].qpNum(), ThreadLocalRandom.current().nextInt(1 << 24),
+                    mr.rkey(), buf.address() + (p.qps() + i) * slot, d.queryGid(1, p.gidIndex()), 0);
+            }
+            for (int i = 0; i < wc.length; i++) {
+                wc[i] = new WorkCompletion();
+            }
+        } catch (RuntimeException e) {
+            d.close();
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** INC(s): rounded up to the cache line, at least one line. */
+    long inc(long size) {
+        long line = p.cacheLine();
+        return Math.max(line, (size + line - 1) / line * line);
+    }
+
+    private RcConnect connector() {
+        int access = switch (p.test().verb) {
+            case WRITE -> Access.LOCAL_WRITE | Access.REMOTE_WRITE;
+            case SEND -> Access.LOCAL_WRITE | Access.REMOTE_WRITE;
+            case READ -> Access.LOCAL_WRITE | Access.REMOTE_READ;
+            case ATOMIC -> Access.LOCAL_WRITE | Access.REMOTE_ATOMIC;
+        };
+        return new RcConnect().accessFlags(access).pathMtu(p.mtu()).timeout(p.timeout()).retries(7, 7).minRnrTimer(12);
+    }
+
+    /** RTR then RTS toward the peer's records (perftest's ctx_connect). */
+    void connect(PerftestRecord[] peers) {
+        this.remote = peers;
+        for (int i = 0; i < qps.length; i++) {
+            RcConnect c = connector().rdAtomic(Math.max(1, peers[i].outReads()), outReads);
+            c.toRts(qps[i], mine[i].psn(), peers[i].gid(), peers[i].qpn(), peers[i].psn());
+        }
+    }
+
+    /** Posts every QP's receives for a SEND test ({@code rxDepth} each). */
+    void postReceives(int size) {
+        for (int q = 0; q < qps.length; q++) {
+            for (int i = 0; i < p.rxDepth(); i++) {
+                postRecv(q, size);
+            }
+        }
+    }
+
+    private void postRecv(int q, int size) {
+        rwr.wrId = q;
+        rwr.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1), mr.lkey());
+        qps[q].postRecv(rwr);
+    }
+
+    // ------------------------------------------------------------------ data check (jrxe's --check)
+
+    /** The byte the data check expects at offset {@code o} of a slot. */
+    static byte pattern(long o) {
+        return (byte) (o * 131 + 17);
+    }
+
+    /** Fills the halves this side's requests read from (its first for WRITE/SEND, its second for a READ peer). */
+    void fillSources(boolean client) {
+        boolean sendsData = switch (p.test().verb) {
+            case WRITE -> client || !p.test().bw;
+            case SEND -> client || !p.test().bw;
+            case READ -> !client;
+            case ATOMIC -> false;
+        };
+        if (!sendsData) {
+            return;
+        }
+        long base = p.test().verb == PerftestTest.Verb.READ ? qps.length * slot : 0;
+        for (int q = 0; q < qps.length; q++) {
+            MemorySegment m = buf.asSlice(base + q * slot, slot);
+            for (long o = 0; o < slot; o++) {
+                m.set(ValueLayout.JAVA_BYTE, o, pattern(o));
+            }
+        }
+    }
+
+    /**
+     * After a run of {@code size}: checks what landed here (the second half for WRITE, SEND and
+     * atomics, the first for READ) against what the peer sent; returns the bytes checked, or throws.
+     */
+    long verify(int size, boolean client) throws IOException {
+        PerftestTest t = p.test();
+        boolean target = switch (t.verb) {
+            case WRITE, SEND -> !client || !t.bw;
+            case READ -> client;
+            case ATOMIC -> !client;
+        };
+        if (!target) {
+            return 0;
+        }
+        long checked = 0;
+        long step = t.verb == PerftestTest.Verb.ATOMIC ? 64 : inc(size);
+        long wrap = t.verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
+            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
+        int nq = t.bw ? qps.length : 1;
+        for (int q = 0; q < nq; q++) {
+            long base = (t.verb == PerftestTest.Verb.READ ? 0 : qps.length * slot) + q * slot;
+            MemorySegment m = buf.asSlice(base, slot);
+            if (t.verb == PerftestTest.Verb.ATOMIC) {
+                long sum = 0;
+                for (long k = 0; k < wrap; k++) {
+                    sum += m.get(ValueLayout.JAVA_LONG_UNALIGNED, k * 64);
+                }
+                long want = p.cmpAndSwap() ? 0 : p.iters();
+                if (sum != want) {
+                    throw new IOException("data check: the " + (p.cmpAndSwap() ? "compare-and-swaps" : "fetch-and-adds")
+                        + " left a sum of " + sum + " in QP " + q + "'s buffer, not " + want);
+                }
+                checked += wrap * 8;
+                continue;
+            }
+            long segments = t.bw && t.verb != PerftestTest.Verb.SEND ? Math.min(p.iters(), wrap) : 1;
+            for (long k = 0; k < segments; k++) {
+                long at = k * step;
+                // write latency: the last byte is the iteration counter, checked below
+                long len = !t.bw && t.verb == PerftestTest.Verb.WRITE ? size - 1 : size;
+                for (long o = 0; o < len; o++) {
+                    if (m.get(ValueLayout.JAVA_BYTE, at + o) != pattern(at + o)) {
+                        throw new IOException("data check: byte " + (at + o) + " of QP " + q + "'s buffer is "
+                            + m.get(ValueLayout.JAVA_BYTE, at + o) + ", not " + pattern(at + o));
+                    }
+                }
+                checked += len;
+                if (!t.bw && t.verb != PerftestTest.Verb.READ) {
+                    byte last = m.get(ValueLayout.JAVA_BYTE, size - 1);
+                    if (t.verb == PerftestTest.Verb.WRITE && last != (byte) p.iters()) {
+                        throw new IOException("data check: the last iteration byte is " + last + ", not " + (byte) p.iters());
+                    }
+                }
+            }
+        }
+        return checked;
+    }
+
+    // ------------------------------------------------------------------ bandwidth
+
+    /** The client's bandwidth loop: every QP posts {@code iters} requests, up to tx depth in flight. */
+    PerftestOob.Report bwClient(int size, boolean gbits) throws IOException {
+        int n = p.iters();
+        int nq = qps.length;
+        long[] posted = new long[n * nq];
+        long[] completed = new long[n * nq];
+        int[] scnt = new int[nq];
+        int[] ccnt = new int[nq];
+        long step = inc(size);
+        long wrap = p.test().verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
+            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
+        if (p.test().verb == PerftestTest.Verb.ATOMIC) {
+            step = 64;
+        }
+        int cqMod = p.cqMod();
+        long last = System.nanoTime();
+        int done = 0;
+        while (done < nq) {
+            for (int q = 0; q < nq; q++) {
+                while (scnt[q] < n && scnt[q] - ccnt[q] < p.txDepth()) {
+                    int k = scnt[q];
+                    long off = (k % wrap) * step;
+                    boolean signal = (k + 1) % cqMod == 0 || k == n - 1;
+                    fill(q, size, off, signal, ((long) q << 32) | k);
+                    posted[q * n + k] = System.nanoTime();
+                    qps[q].postSend(wr);
+                    scnt[q]++;
+                }
+            }
+            int got = cq.poll(wc);
+            long now = System.nanoTime();
+            if (got == 0) {
+                stalled(now, last);
+                continue;
+            }
+            last = now;
+            for (int i = 0; i < got; i++) {
+                check(wc[i]);
+                int q = (int) (wc[i].wrId >>> 32);
+                int k = (int) wc[i].wrId;
+                for (int j = ccnt[q]; j <= k; j++) {
+                    completed[q * n + j] = now;
+                }
+                ccnt[q] = k + 1;
+                if (ccnt[q] == n) {
+                    done++;
+                }
+            }
+        }
+        long first = Long.MAX_VALUE;
+        long end = 0;
+        for (int q = 0; q < nq; q++) {
+            first = Math.min(first, posted[q * n]);
+            end = Math.max(end, completed[q * n + n - 1]);
+        }
+        return report(size, (long) n * nq, end - first, peak(posted, completed, size), gbits);
+    }
+
+    private void fill(int q, int size, long off, boolean signal, long wrId) {
+        wr.reset();
+        wr.wrId = wrId;
+        wr.sendFlags = signal ? SendFlags.SIGNALED : 0;
+        long local = buf.address() + q * slot + off;
+        switch (p.test().verb) {
+            case WRITE -> {
+                wr.opcode = WrOpcode.RDMA_WRITE;
+                wr.sge(local, size, mr.lkey()).rdma(remote[q].vaddr() + off, remote[q].rkey());
+            }
+            case READ -> {
+                wr.opcode = WrOpcode.RDMA_READ;
+                wr.sge(local, size, mr.lkey()).rdma(remote[q].vaddr() + off, remote[q].rkey());
+            }
+            case ATOMIC -> {
+                wr.opcode = p.cmpAndSwap() ? WrOpcode.ATOMIC_CMP_AND_SWP : WrOpcode.ATOMIC_FETCH_AND_ADD;
+                wr.sge(local, 8, mr.lkey()).rdma(remote[q].vaddr() + off, remote[q].rkey());
+                wr.compareAdd = p.cmpAndSwap() ? 0 : 1;
+                wr.swap = 0;
+            }
+            case SEND -> {
+                wr.opcode = WrOpcode.SEND;
+                wr.sge(local, size, mr.lkey());
+            }
+        }
+    }
+
+    /** The SEND server: receives {@code iters} messages per QP, reposting, and measures them. */
+    PerftestOob.Report sendBwServer(int size, boolean gbits) throws IOException {
+        long total = (long) p.iters() * qps.length;
+        int[] postedRecvs = new int[qps.length];
+        java.util.Arrays.fill(postedRecvs, p.rxDepth()); // postReceives
+        long received = 0;
+        long first = 0;
+        long end = 0;
+        long last = System.nanoTime();
+        while (received < total) {
+            int got = cq.poll(wc);
+            long now = System.nanoTime();
+            if (got == 0) {
+                stalled(now, last);
+                continue;
+            }
+            last = now;
+            for (int i = 0; i < got; i++) {
+                check(wc[i]);
+                if (wc[i].opcode != WcOpcode.RECV) {
+                    continue;
+                }
+                if (received++ == 0) {
+                    first = now;
+                }
+                end = now;
+                int q = (int) wc[i].wrId;
+                if (postedRecvs[q] < p.iters()) {
+                    postRecv(q, size);
+                    postedRecvs[q]++;
+                }
+            }
+        }
+        return report(size, total, Math.max(1, end - first), 0, gbits);
+    }
+
+    private PerftestOob.Report report(int size, long iters, long nanos, double peakBytesPerSecond, boolean gbits) {
+        double seconds = nanos / 1e9;
+        double avg = PerftestOutput.bw(size * (double) iters / seconds, gbits);
+        double peak = PerftestOutput.bw(peakBytesPerSecond, gbits);
+        return new PerftestOob.Report(size, iters, peak, avg, iters / seconds / 1e6);
+    }
+
+    /**
+     * perftest's peak: the best average over any run of consecutive messages, {@code size / min over
+     * i <= j of (completed[j] - posted[i]) / (j - i + 1)}; 0 beyond 20,000 iterations (it turns it off).
+     */
+    static double peak(long[] posted, long[] completed, int size) {
+        int n = posted.length;
+        if (n > 20_000 || n == 0) {
+            return 0;
+        }
+        double best = Double.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            for (int j = i; j < n; j++) {
+                double t = (completed[j] - posted[i]) / (double) (j - i + 1);
+                if (t > 0 && t < best) {
+                    best = t;
+                }
+            }
+        }
+        return best == Double.MAX_VALUE ? 0 : size / (best / 1e9);
+    }
+
+    // ------------------------------------------------------------------ latency
+
+    /**
+     * WRITE latency, both sides: the client writes first; each side waits until the peer's write
+     * has set the last byte of its receive area to the iteration's number, then writes its own.
+     */
+    long[] writeLat(int size, boolean client) throws IOException {
+        int n = p.iters();
+        long[] posted = new long[n];
+        MemorySegment post = buf.asSlice(0, slot);
+        MemorySegment poll = buf.asSlice(qps.length * slot, slot);
+        int scnt = 0;
+        int rcnt = 0;
+        int ccnt = 0;
+        while (scnt < n || ccnt < n || rcnt < n) {
+            if (rcnt < n && !(scnt < 1 && client)) {
+                rcnt++;
+                long t0 = System.nanoTime();
+                while (poll.get(ValueLayout.JAVA_BYTE, size - 1) != (byte) rcnt) {
+                    dev.progress();
+                    if (System.nanoTime() - t0 > STALL_NANOS) {
+                        throw new IOException("no WRITE from the peer for 10 s (iteration " + rcnt + ")");
+                    }
+                }
+            }
+            if (scnt < n) {
+                posted[scnt] = System.nanoTime();
+                post.set(ValueLayout.JAVA_BYTE, size - 1, (byte) ++scnt);
+                fill(0, size, 0, true, scnt);
+                qps[0].postSend(wr);
+            }
+            if (ccnt < n) {
+                awaitOne();
+                ccnt++;
+            }
+        }
+        return posted;
+    }
+
+    /** READ (or atomic) latency, client only: one request at a time, each waited for. */
+    long[] readLat(int size) throws IOException {
+        int n = p.iters();
+        long[] posted = new long[n];
+        for (int i = 0; i < n; i++) {
+            fill(0, size, 0, true, i);
+            posted[i] = System.nanoTime();
+            qps[0].postSend(wr);
+            awaitOne();
+        }
+        return posted;
+    }
+
+    /** SEND latency: the client sends first; each side answers every message it receives with one of its own. */
+    long[] sendLat(int size, boolean client) throws IOException {
+        int n = p.iters();
+        long[] posted = new long[n];
+        int scnt = 0;
+        int rcnt = 0;
+        int sendsOut = 0;
+        while (scnt < n || rcnt < n) {
+            if (rcnt < n && !(scnt < 1 && client)) {
+                long t0 = System.nanoTime();
+                boolean got = false;
+                while (!got) {
+                    int k = cq.poll(wc, 1);
+                    if (k == 0) {
+                        if (System.nanoTime() - t0 > STALL_NANOS) {
+                            throw new IOException("no SEND from the peer for 10 s (message " + (rcnt + 1) + ")");
+                        }
+                        continue;
+                    }
+                    check(wc[0]);
+                    if (wc[0].opcode == WcOpcode.RECV) {
+                        got = true;
+                        rcnt++;
+                        if (rcnt + p.rxDepth() <= n) {
+                            postRecv(0, size);
+                        }
+                    } else {
+                        sendsOut--;
+                    }
+                }
+            }
+            if (scnt < n) {
+                while (sendsOut >= p.txDepth()) {
+                    WorkCompletion c = awaitOne();
+                    if (c.opcode == WcOpcode.RECV) {
+                        throw new IOException("a message came before our send completed");
+                    }
+                    sendsOut--;
+                }
+                fill(0, size, 0, true, scnt);
+                posted[scnt++] = System.nanoTime();
+                qps[0].postSend(wr);
+                sendsOut++;
+            }
+        }
+        while (sendsOut > 0) {
+            awaitOne();
+            sendsOut--;
+        }
+        return posted;
+    }
+
+    private WorkCompletion awaitOne() throws IOException {
+        long t0 = System.nanoTime();
+        while (cq.poll(wc, 1) == 0) {
+            stalled(System.nanoTime(), t0);
+        }
+        check(wc[0]);
+        return wc[0];
+    }
+
+    private static void stalled(long now, long since) throws IOException {
+        if (now - since > STALL_NANOS) {
+            throw new IOException("no completion for 10 s: the peer is gone or cannot be reached");
+        }
+    }
+
+    private static void check(WorkCompletion c) throws IOException {
+        if (c.status != WcStatus.SUCCESS) {
+            throw new IOException("Completion with error at client: " + WcStatus.str(c.status) + " (wr " + c.wrId + ")");
+        }
+    }
+
+    @Override
+    public void close() {
+        dev.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,162 @@
+package dev.jrxe.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.jrxe.verbs.DeviceConfig;
+import dev.jrxe.verbs.Gid;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** {@code jrxe perftest}: perftest's record, output formats, and every test between two processes. */
+class PerftestCommandTest {
+    /** The write_bw client's record in the capture (../shared/reference/cm-and-perftest.md §4.4). */
+    private static final String OBSERVED =
+        "0000:0001:00004b:72eec6:00002155:00007f7c6ada1000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:58:00:01:00000000:";
+
+    private static Gid gid(int a, int b, int c, int d) {
+        byte[] g = new byte[16];
+        g[10] = (byte) 0xff;
+        g[11] = (byte) 0xff;
+        g[12] = (byte) a;
+        g[13] = (byte) b;
+        g[14] = (byte) c;
+        g[15] = (byte) d;
+        return new Gid(g);
+    }
+
+    @Test
+    void shouldEncodeTheRecordAsPerftestDoes() {
+        PerftestRecord r = new PerftestRecord(0, 1, 0x4b, 0x72eec6, 0x2155, 0x7f7c6ada1000L, gid(10, 88, 0, 1), 0);
+        byte[] wire = r.encode();
+        assertThat(wire).hasSize(108);
+        assertThat(new String(wire, 0, 107, StandardCharsets.US_ASCII)).isEqualTo(OBSERVED);
+        assertThat(wire[107]).isZero();
+        assertThat(PerftestRecord.decode(wire)).isEqualTo(r);
+        assertThatThrownBy(() -> PerftestRecord.decode(new byte[108])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PerftestRecord.decode(new byte[52])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldPrintAddressesAndRowsInPerftestsFormats() {
+        StringWriter s = new StringWriter();
+        PrintWriter o = new PrintWriter(s);
+        PerftestOutput.address(o, "local", new PerftestRecord(0, 1, 0x4b, 0x72eec6, 0x2155, 0x7f7c6ada1000L,
+            gid(10, 88, 0, 1), 0), PerftestTest.WRITE_BW);
+        PerftestOutput.bwRow(o, new PerftestOob.Report(65536, 20, 7.877, 7.877, 0.000126));
+        o.flush();
+        assertThat(s.toString().lines().toList()).containsExactly(
+            " local address: LID 0000 QPN 0x004b PSN 0x72eec6 RKey 0x002155 VAddr 0x007f7c6ada1000",
+            " GID: 00:00:00:00:00:00:00:00:00:00:255:255:10:88:00:01",
+            " 65536      20               7.88               7.88   \t\t   0.000126");
+        assertThat(PerftestOutput.alt(0, 4)).isEqualTo("0000");
+        assertThat(PerftestOutput.alt(0x80, 4)).isEqualTo("0x80");
+    }
+
+    @Test
+    void shouldComputeLatencyAsPerftestDoes() {
+        // posts every 10 us but two late ones: the differences are halved (one way), the two largest dropped
+        long[] posted = new long[12];
+        for (int i = 1; i < posted.length; i++) {
+            posted[i] = posted[i - 1] + (i == 5 || i == 9 ? 1_000_000 : 10_000);
+        }
+        PerftestOutput.Latency l = PerftestOutput.latency(posted, posted.length, true);
+        assertThat(l.min()).isEqualTo(5.0);
+        assertThat(l.max()).as("the two late ones are the tail").isEqualTo(5.0);
+        assertThat(l.avg()).isEqualTo(5.0);
+        assertThat(l.stdev()).isZero();
+    }
+
+    @Test
+    void shouldComputeThePeakOverTheBestRunOfMessages() {
+        // 4 messages of 1000 bytes: the 2nd and 3rd took 1 us each, the others 10 us
+        long[] posted = {0, 10_000, 11_000, 12_000};
+        long[] completed = {10_000, 11_000, 12_000, 22_000};
+        assertThat(PerftestRun.peak(posted, completed, 1000)).isEqualTo(1000 / 1e-6);
+    }
+
+    @Test
+    void shouldFailTheDataCheckWhenNothingLanded() {
+        PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_BW, 4096, 10, 4, 1, 1, 1, false, 3, 1, false,
+            14, 4096, 64);
+        try (PerftestRun run = new PerftestRun(DeviceConfig.of("jrxe0", "127.0.0.2").detached(), p)) {
+            assertThatThrownBy(() -> run.verify(4096, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
+            assertThat(run.outReads).isEqualTo(1);
+        }
+    }
+
+    /** Server then client, each its own JVM, on fresh ports; returns {server lines, client lines}. */
+    private static List<List<String>> twoProcesses(String command, String... options) throws Exception {
+        int tcp = FreePorts.tcp();
+        int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
+        List<String> common = new ArrayList<>(List.of(command.split(" ")));
+        common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
+        common.addAll(List.of(options));
+        List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--ip", PingpongHarness.SERVER_IP));
+        List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--ip", PingpongHarness.CLIENT_IP, PingpongHarness.SERVER_IP));
+        try (ToolProcess s = ToolProcess.start(server.toArray(String[]::new))) {
+            assertThat(s.awaitLine("* Waiting for client", 60, TimeUnit.SECONDS)).as("server up: %s", s.output()).isTrue();
+            try (ToolProcess c = ToolProcess.start(client.toArray(String[]::new))) {
+                int clientRc = c.await(120, TimeUnit.SECONDS);
+                int serverRc = s.await(120, TimeUnit.SECONDS);
+                assertThat(clientRc).as("client exit code, output:%n%s", c.output()).isZero();
+                assertThat(serverRc).as("server exit code, output:%n%s", s.output()).isZero();
+                return List.of(s.lines(), c.lines());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(PerftestTest.class)
+    void shouldRunEveryTestBetweenTwoProcessesWithEveryByteChecked(PerftestTest test) throws Exception {
+        List<List<String>> out = twoProcesses("perftest " + test.command, "-n", "200", "--check");
+        List<String> server = out.get(0);
+        List<String> client = out.get(1);
+        String title = test.title(false, false);
+        assertThat(client).as("client: %s", client).anyMatch(l -> l.strip().equals(title));
+        String size = Integer.toString(test.defaultSize);
+        // the client's row: size, then iterations (BW) or size and iterations (latency)
+        assertThat(client).as("client: %s", client)
+            .anyMatch(l -> l.startsWith(" " + size + " ") && l.contains(" 200 "));
+        // whoever the data lands on checked every byte of it
+        List<String> landed = test == PerftestTest.READ_BW || test == PerftestTest.READ_LAT ? client
+            : test.bw ? server : client;
+        assertThat(landed).as("data check in %s", landed).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));
+        if (test.bw && test.verb != PerftestTest.Verb.SEND) {
+            // the server prints the client's numbers (perftest's report exchange)
+            String row = client.stream().filter(l -> l.startsWith(" " + size + " ")).findFirst().orElseThrow();
+            assertThat(server).contains(row);
+        }
+    }
+
+    @Test
+    void shouldSweepEverySizeWithAll() throws Exception {
+        List<List<String>> out = twoProcesses("ib_write_bw", "-a", "-n", "5", "--check");
+        List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
+        assertThat(rows).hasSize(23);
+        assertThat(rows.get(0)).startsWith(" 2 ");
+        assertThat(rows.get(22)).startsWith(" 8388608 ");
+        assertThat(out.get(0).stream().filter(l -> l.startsWith(" data check: "))).hasSize(23);
+    }
+
+    @Test
+    void shouldRefuseWhatItCannotRun() {
+        StringWriter err = new StringWriter();
+        picocli.CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(Main.execute(cl, "perftest", "read-bw", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_atomic_bw", "-s", "16")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_send_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD");
+    }
+}
