@@ -114,8 +114,17 @@ final class PerftestOob implements Closeable {
         if (pv < 5.70) {
             throw new IOException("the peer's perftest " + peer + " is older than 5.70");
         }
-        int cycle = Math.max(cycleBuffer, ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cycleBuffer).array())).getInt());
-        int line = Math.max(cacheLine, ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cacheLine).array())).getInt());
+        int peerCycle = ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cycleBuffer).array())).getInt();
+        int peerLine = ByteBuffer.wrap(exchange(ByteBuffer.allocate(4).putInt(cacheLine).array())).getInt();
+        // what real machines send (a page, a cache line); anything else would size our buffers for the peer
+        if (Integer.bitCount(peerCycle) != 1 || peerCycle < 4096 || peerCycle > 1 << 16) {
+            throw new IOException("the peer's cycle buffer " + peerCycle + " is not a page size (4 KiB .. 64 KiB)");
+        }
+        if (Integer.bitCount(peerLine) != 1 || peerLine < 32 || peerLine > 256) {
+            throw new IOException("the peer's cache line " + peerLine + " is not one (32 .. 256 bytes)");
+        }
+        int cycle = Math.max(cycleBuffer, peerCycle);
+        int line = Math.max(cacheLine, peerLine);
         byte[] m = (mtu + "\0").getBytes(StandardCharsets.US_ASCII);
         String theirs = cString(exchange(m));
         int settled = mtu;

@@ -108,7 +108,9 @@ final class PerftestRun implements AutoCloseable {
     void connect(PerftestRecord[] peers) {
         this.remote = peers;
         for (int i = 0; i < qps.length; i++) {
-            RcConnect c = connector().rdAtomic(Math.max(1, peers[i].outReads()), outReads);
+            // the peer's outstanding reads, within what this device can have in flight
+            int initiator = Math.min(Math.max(1, peers[i].outReads()), dev.query().maxQpRdAtom);
+            RcConnect c = connector().rdAtomic(initiator, outReads);
             c.toRts(qps[i], mine[i].psn(), peers[i].gid(), peers[i].qpn(), peers[i].psn());
         }
     }

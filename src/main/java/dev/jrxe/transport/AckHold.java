@@ -124,6 +124,18 @@ final class AckHold {
         return send;
     }
 
+    /**
+     * The owed ACK went, whichever way (a hold that ended, a NAK or duplicate that flushed it):
+     * a probe running over it is over, as in {@link #sendNow}.
+     */
+    void sent() {
+        holding = false;
+        if (probing) {
+            probing = false;
+            backOff();
+        }
+    }
+
     private boolean decide(long now, boolean piggyback, boolean mayHold) {
         holdBegan = false;
         if (!mayHold || !holdable || holdNanos <= 0) {

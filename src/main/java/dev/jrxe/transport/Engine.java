@@ -309,10 +309,22 @@ public final class Engine implements PacketSink, AutoCloseable {
             if (workPending) {
                 drive(true);
             }
+            wakeFromDeepSleep();
             return;
         }
         workPending = true;
         drive(true);
+        wakeFromDeepSleep();
+    }
+
+    /**
+     * A post while the progress thread sleeps deeply may leave work for it (more than one cycle's
+     * budget) or start a timer its sleep does not know of: wake it, so it looks again.
+     */
+    private void wakeFromDeepSleep() {
+        if (deepSleep) {
+            link.wakeup();
+        }
     }
 
     /** Transmit half of a duty cycle: requesters, flush, timers. Holding the lock. */

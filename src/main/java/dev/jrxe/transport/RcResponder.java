@@ -757,6 +757,7 @@ final class RcResponder {
     void sendPendingAck(Qp qp) {
         ResponderState r = qp.resp;
         r.ackPending = false;
+        r.hold.sent();
         engine.out.ack(qp, Aeth.ACK, r.ackPsn, r.msn);
     }
 

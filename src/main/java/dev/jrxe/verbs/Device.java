@@ -325,7 +325,8 @@ public final class Device implements AutoCloseable {
      * @return an {@link dev.jrxe.ib.Mtu} value ({@code IBV_MTU_256} .. {@code IBV_MTU_4096})
      */
     public int activeMtu() {
-        int payload = link.maxDatagram() - 80;
+        // the largest payload the device accepts bounds it too: a peer must never send larger
+        int payload = Math.min(link.maxDatagram() - 80, config.maxPayload);
         return Mtu.floor(Math.min(config.activeMtu, Math.max(256, payload)));
     }
 

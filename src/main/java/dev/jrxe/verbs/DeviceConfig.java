@@ -260,6 +260,14 @@ public final class DeviceConfig {
         return v;
     }
 
+    /** {@code v}, unless it is above {@code max}: then IllegalArgumentException. */
+    private static long atMost(String what, long v, long max) {
+        if (v > max) {
+            throw new IllegalArgumentException(what + " must be at most " + max + ": " + v);
+        }
+        return v;
+    }
+
     /**
      * Datagrams per {@code sendmmsg}/{@code recvmmsg} call ({@code jrxe.link.batch}).
      *
@@ -356,11 +364,11 @@ public final class DeviceConfig {
      * How long after an application thread last drove the device its progress thread stays out
      * of the way ({@code jrxe.engine.appActiveNanos}).
      *
-     * @param nanos nanoseconds (positive)
+     * @param nanos nanoseconds (positive, at most 100 ms)
      * @return this configuration
      */
     public DeviceConfig appActiveNanos(long nanos) {
-        this.appActiveNanos = positive("appActiveNanos", nanos);
+        this.appActiveNanos = atMost("appActiveNanos", positive("appActiveNanos", nanos), 100_000_000);
         return this;
     }
 
@@ -378,11 +386,11 @@ public final class DeviceConfig {
     /**
      * The longest sleep of an idle progress thread ({@code jrxe.engine.maxSleepNanos}).
      *
-     * @param nanos nanoseconds (positive)
+     * @param nanos nanoseconds (positive, at most 1 s)
      * @return this configuration
      */
     public DeviceConfig maxSleepNanos(long nanos) {
-        this.maxSleepNanos = positive("maxSleepNanos", nanos);
+        this.maxSleepNanos = atMost("maxSleepNanos", positive("maxSleepNanos", nanos), 1_000_000_000);
         return this;
     }
 
@@ -400,22 +408,22 @@ public final class DeviceConfig {
     /**
      * How long an owed ACK may wait for the application's answer to ride with, 0 never ({@code jrxe.engine.ackHoldNanos}).
      *
-     * @param nanos nanoseconds (0 or more)
+     * @param nanos nanoseconds (0 .. 1 ms)
      * @return this configuration
      */
     public DeviceConfig ackHoldNanos(long nanos) {
-        this.ackHoldNanos = notNegative("ackHoldNanos", nanos);
+        this.ackHoldNanos = atMost("ackHoldNanos", notNegative("ackHoldNanos", nanos), 1_000_000);
         return this;
     }
 
     /**
      * How long one coalesced ACK may wait for more messages, 0 no lazy ACKs ({@code jrxe.engine.lazyAckNanos}).
      *
-     * @param nanos nanoseconds (0 or more)
+     * @param nanos nanoseconds (0 .. 10 ms)
      * @return this configuration
      */
     public DeviceConfig lazyAckNanos(long nanos) {
-        this.lazyAckNanos = notNegative("lazyAckNanos", nanos);
+        this.lazyAckNanos = atMost("lazyAckNanos", notNegative("lazyAckNanos", nanos), 10_000_000);
         return this;
     }
 
@@ -436,11 +444,11 @@ public final class DeviceConfig {
     /**
      * How long an SRD packet may stay unanswered before its peer is given up ({@code jrxe.srd.timeoutMillis}).
      *
-     * @param timeout the timeout (positive)
+     * @param timeout the timeout (positive, at most an hour)
      * @return this configuration
      */
     public DeviceConfig srdTimeout(java.time.Duration timeout) {
-        this.srdTimeoutNanos = positive("srdTimeout", timeout.toNanos());
+        this.srdTimeoutNanos = atMost("srdTimeout", positive("srdTimeout", timeout.toNanos()), 3_600_000_000_000L);
         return this;
     }
 

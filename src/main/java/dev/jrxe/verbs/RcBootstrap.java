@@ -82,8 +82,9 @@ public final class RcBootstrap {
     /**
      * Server side on a socket that is already listening, for a server of many clients: one
      * listening socket, one call (and one QP) per client, so a client that connects while another
-     * is being served waits in the backlog instead of being refused. The socket stays open; its
-     * {@code SO_TIMEOUT} is set to {@code timeout}.
+     * is being served waits in the backlog instead of being refused. The socket stays open, with
+     * the {@code SO_TIMEOUT} it had. One call serves one client: when the exchange fails after the
+     * peer's address was read, the QP may be left in RTS toward it (reset it before another try).
      *
      * @param qp        an RC or UC QP in RESET or INIT
      * @param listening a bound, listening server socket
@@ -100,6 +101,7 @@ public final class RcBootstrap {
         throws IOException {
         RcPeer me = prepare(qp, how);
         int millis = millis(timeout);
+        int callersTimeout = listening.getSoTimeout();
         try {
             listening.setSoTimeout(millis);
             try (Socket s = listening.accept()) {
@@ -114,6 +116,10 @@ public final class RcBootstrap {
         } catch (SocketTimeoutException e) {
             throw new SocketTimeoutException("no client completed the exchange on "
                 + listening.getLocalSocketAddress() + " within " + timeout);
+        } finally {
+            if (!listening.isClosed()) {
+                listening.setSoTimeout(callersTimeout); // the socket is the caller's: as it was
+            }
         }
     }
 

@@ -150,6 +150,45 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldRefuseAPeerThatWouldSizeOurBuffers() throws Exception {
+        int tcp = FreePorts.tcp();
+        java.util.concurrent.CompletableFuture<Throwable> server = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try (PerftestOob oob = PerftestOob.accept(new java.net.InetSocketAddress("127.0.0.2", tcp), 10_000)) {
+                oob.settle(4096, 64, 3);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        try (java.net.Socket peer = connectWithRetry(tcp)) {
+            java.io.DataOutputStream o = new java.io.DataOutputStream(peer.getOutputStream());
+            java.io.DataInputStream i = new java.io.DataInputStream(peer.getInputStream());
+            byte[] version = new byte[16];
+            System.arraycopy("6.06".getBytes(StandardCharsets.US_ASCII), 0, version, 0, 4);
+            o.write(version);
+            i.readFully(new byte[16]);
+            o.writeInt(Integer.MAX_VALUE); // a 2 GiB "cycle buffer": every slot would be that large
+            i.readFully(new byte[4]);
+            o.writeInt(64);
+            Throwable t = server.get(10, TimeUnit.SECONDS);
+            assertThat(t).isInstanceOf(IOException.class).hasMessageContaining("cycle buffer 2147483647");
+        }
+    }
+
+    private static java.net.Socket connectWithRetry(int port) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return new java.net.Socket("127.0.0.2", port);
+            } catch (java.net.ConnectException e) {
+                if (attempt > 50) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseWhatItCannotRun() {
         StringWriter err = new StringWriter();
         picocli.CommandLine cl = Main.commandLine();

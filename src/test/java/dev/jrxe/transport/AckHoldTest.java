@@ -90,6 +90,18 @@ class AckHoldTest {
         assertThat(h.sendNow(t + 2_000, false, false)).isTrue();
         assertThat(h.probing).as("the probe is over").isFalse();
         assertThat(h.untilProbe).as("as if the requester waited").isEqualTo(2 * AckHold.FIRST_PROBE);
+        // the same when a NAK or a duplicate flushes the probed ACK (the responder's sendPendingAck)
+        int next = h.untilProbe;
+        for (int ack = 1; ack < next; ack++) {
+            t += 50_000;
+            h.owe(true, false, t, 200 + ack);
+            assertThat(h.sendNow(t + 1_000, true, true)).isTrue();
+        }
+        t += 50_000;
+        h.owe(true, false, t, 300);
+        assertThat(h.sendNow(t + 1_000, true, true)).as("the second probe").isFalse();
+        h.sent();
+        assertThat(h.probing).as("flushed: the probe is over").isFalse();
         // so the next ACK rides with the answer again (before, it stayed held: a call of its own)
         t += 50_000;
         h.owe(true, false, t, 101);

@@ -41,6 +41,8 @@ class DeviceTuningTest {
         assertThatThrownBy(() -> c.maxPayload(100)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> c.pinLimitBytes(-2)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> c.maxMr(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> c.ackHoldNanos(2_000_000)).as("above 1 ms").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> c.appActiveNanos(1_000_000_000)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -59,6 +61,9 @@ class DeviceTuningTest {
                 pb.registerMemory(arena.allocate(4096, 4096), Access.LOCAL_WRITE);
             }
             assertThat(small.mbeanName()).as("jmx(false)").isNull();
+        }
+        try (Device d = Device.open(DeviceConfig.of("mtu", "127.0.0.2").udpPort(port).maxPayload(1024).jmx(false))) {
+            assertThat(d.activeMtu()).as("no larger than the payload it accepts").isEqualTo(dev.jrxe.ib.Mtu.MTU_1024);
         }
     }
 
