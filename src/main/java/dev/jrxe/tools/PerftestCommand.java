@@ -18,8 +18,8 @@ import picocli.CommandLine.Parameters;
  * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC and UC; one run or, with
- * {@code -a}, sizes 2 B .. 8 MiB. Not yet: -D duration, -b bidirectional, -R/-z rdma_cm, UD,
- * --cpu_util, -e events.
+ * {@code -a}, sizes 2 B .. 8 MiB; {@code --csv}/{@code --svg} write the rows and a chart. Not yet:
+ * -D duration, -b bidirectional, -R/-z rdma_cm, UD, --cpu_util, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -89,6 +89,10 @@ final class PerftestCommand implements Callable<Integer> {
         description = "generate a completion every <n> requests, BW tests (default 100; 1 above 8 KiB)")
     Integer cqMod;
 
+    @Option(converter = Converters.Positive.class, names = {"-l", "--post_list"}, defaultValue = "1",
+        description = "post list of WQEs of <list size> size (instead of single post), BW tests (default ${DEFAULT-VALUE})")
+    int postList;
+
     @Option(names = {"-A", "--atomic_type"}, defaultValue = "FETCH_AND_ADD",
         description = "type of atomic operation: CMP_AND_SWAP or FETCH_AND_ADD (default ${DEFAULT-VALUE})")
     String atomicType;
@@ -109,6 +113,15 @@ final class PerftestCommand implements Callable<Integer> {
         + "that landed (the side the data lands on fails with exit 1 when one differs)")
     boolean check;
 
+    @Option(converter = Converters.OutputFile.class, names = "--csv", paramLabel = "FILE",
+        description = "jrxe: write the results (one row per size) to FILE as CSV; BW tests add the UDP ceiling")
+    java.nio.file.Path csv;
+
+    @Option(converter = Converters.OutputFile.class, names = "--svg", paramLabel = "FILE",
+        description = "jrxe: draw bandwidth (BW tests, with the UDP ceiling measured after the run, as ./jrxe bench "
+            + "link's GSO path) or latency (typical, 99%%) against size to FILE")
+    java.nio.file.Path svg;
+
     @Option(converter = Converters.DeviceAddress.class, names = "--ip", defaultValue = "127.0.0.1",
         description = "IPv4 address of the local jrxe device (default ${DEFAULT-VALUE}; a client whose server is at "
             + "that address moves its device to the next one)")
@@ -121,6 +134,9 @@ final class PerftestCommand implements Callable<Integer> {
     PerftestCommand(PerftestTest test) {
         this.test = test;
     }
+
+    /** The rows printed, for --csv and --svg. */
+    private final List<PerftestPlot.Point> points = new ArrayList<>();
 
     @Override
     public Integer call() throws Exception {
@@ -160,6 +176,13 @@ final class PerftestCommand implements Callable<Integer> {
             mod = 1;
         }
         mod = Math.min(mod, tx);
+        if (postList > 1) {
+            // a completion per list (its last request), as perftest: any other moderation can leave
+            // the tx depth full of unsignaled requests with the next signaled one not yet posted
+            mod = postList;
+        }
+        Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
+        Converters.require(spec, postList <= tx, "the post list (-l " + postList + ") must fit the tx depth (" + tx + ")");
 
         String local = ip;
         if (client && InetAddress.getByName(server).getHostAddress().equals(ip)) {
@@ -184,7 +207,7 @@ final class PerftestCommand implements Callable<Integer> {
             PerftestOob.Settled s = dontXchgVersions ? new PerftestOob.Settled(PerftestOob.VERSION, CYCLE_BUFFER, CACHE_LINE, wanted)
                 : oob.settle(CYCLE_BUFFER, CACHE_LINE, wanted);
             PerftestRun.Params p = new PerftestRun.Params(test, maxSize, n, tx, rx, mod, qps, uc, s.mtu(), gidIndex, cas,
-                qpTimeout, s.cycleBuffer(), s.cacheLine());
+                qpTimeout, s.cycleBuffer(), s.cacheLine(), postList);
             try (PerftestRun run = new PerftestRun(cfg, p)) {
                 if (check) {
                     run.fillSources(client);
@@ -202,8 +225,35 @@ final class PerftestCommand implements Callable<Integer> {
                 out.flush();
                 traffic(oob, run, client, sizes, out);
             }
+            if (csv != null || svg != null) {
+                plot(out, s.mtu());
+            }
         }
         return 0;
+    }
+
+    /** Writes --csv and --svg; for BW tests first measures the link's UDP ceiling (GSO) in this run. */
+    private void plot(PrintWriter out, int mtu) throws Exception {
+        String unit = gbits ? "Gb/sec" : "MB/sec";
+        double ceiling = 0;
+        if (test.bw) {
+            LinkBench.Options o = LinkBench.Options.defaults().withPaths(List.of("GSO")).withPayload(Mtu.bytes(mtu))
+                .withWarmup(java.time.Duration.ofMillis(300)).withDuration(java.time.Duration.ofSeconds(1))
+                .withAddresses("127.0.0.250", "127.0.0.251");
+            LinkBench.Result r = LinkBench.run(o, new java.io.PrintStream(java.io.OutputStream.nullOutputStream())).get(0);
+            ceiling = PerftestOutput.bw(r.gigabytesPerSecond() * 1e9, gbits);
+            out.printf(" UDP ceiling (GSO, %d-byte datagrams, measured now): %.2f %s%n", r.datagram(), ceiling, unit);
+        }
+        String title = test.title(false, false) + " (jrxe" + (test.bw ? ", dashed: UDP ceiling" : "") + ")";
+        if (csv != null) {
+            java.nio.file.Files.writeString(csv, PerftestPlot.csv(test, points, unit.replace("/", "_per_"), ceiling));
+            out.println(" results: " + csv);
+        }
+        if (svg != null && !points.isEmpty()) {
+            java.nio.file.Files.writeString(svg, PerftestPlot.svg(test, points, unit, ceiling, title));
+            out.println(" chart: " + svg);
+        }
+        out.flush();
     }
 
     private List<Integer> sizes() {
@@ -218,6 +268,10 @@ final class PerftestCommand implements Callable<Integer> {
             l.add(size != null ? size : test.defaultSize);
         }
         return l;
+    }
+
+    private void point(PerftestOob.Report r) {
+        points.add(new PerftestPlot.Point(r.size(), r.iters(), r.bwPeak(), r.bwAvg(), r.msgRate(), null));
     }
 
     private static PerftestRecord[] handshakeAll(PerftestOob oob, PerftestRun run) throws IOException {
@@ -272,19 +326,25 @@ final class PerftestCommand implements Callable<Integer> {
                     oob.handshake(run.mine[0]);
                     oob.reports(mine);
                     PerftestOutput.bwRow(out, mine);
+                    point(mine);
                 } else {
                     oob.handshake(run.mine[0]); // blocks until the client is done
-                    PerftestOutput.bwRow(out, oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0)));
+                    PerftestOob.Report theirs = oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0));
+                    PerftestOutput.bwRow(out, theirs);
+                    point(theirs);
                 }
             } else if (send && test.bw) {
                 PerftestOob.Report mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits);
                 oob.handshake(run.mine[0]);
                 PerftestOutput.bwRow(out, mine);
+                point(mine);
             } else if (test.verb == PerftestTest.Verb.READ) {
                 if (client) {
                     long[] posted = run.readLat(s);
                     oob.handshake(run.mine[0]);
-                    PerftestOutput.latRow(out, s, run.p.iters(), PerftestOutput.latency(posted, run.p.iters(), false));
+                    PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), false);
+                    PerftestOutput.latRow(out, s, run.p.iters(), l);
+                    points.add(new PerftestPlot.Point(s, run.p.iters(), 0, 0, 0, l));
                 } else {
                     oob.handshake(run.mine[0]);
                 }
@@ -293,7 +353,9 @@ final class PerftestCommand implements Callable<Integer> {
                 if (send) {
                     oob.handshake(run.mine[0]);
                 }
-                PerftestOutput.latRow(out, s, run.p.iters(), PerftestOutput.latency(posted, run.p.iters(), true));
+                PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), true);
+                PerftestOutput.latRow(out, s, run.p.iters(), l);
+                points.add(new PerftestPlot.Point(s, run.p.iters(), 0, 0, 0, l));
             }
             if (check) {
                 long bytes = run.verify(s, client);

@@ -33,7 +33,8 @@ import java.util.concurrent.ThreadLocalRandom;
 final class PerftestRun implements AutoCloseable {
     /** What a run is asked for. */
     record Params(PerftestTest test, int maxSize, int iters, int txDepth, int rxDepth, int cqMod, int qps,
-                  boolean uc, int mtu, int gidIndex, boolean cmpAndSwap, int timeout, int cycleBuffer, int cacheLine) {
+                  boolean uc, int mtu, int gidIndex, boolean cmpAndSwap, int timeout, int cycleBuffer, int cacheLine,
+                  int postList) {
     }
 
     /** How long a run may go without a completion before it gives up (a peer that vanished). */
@@ -53,6 +54,8 @@ final class PerftestRun implements AutoCloseable {
     private final long slot;
     private final WorkCompletion[] wc = new WorkCompletion[16];
     private final SendWr wr = new SendWr(1);
+    /** perftest's -l: the requests one post carries (a chain through {@link SendWr#next}). */
+    private final SendWr[] list;
     private final RecvWr rwr = new RecvWr(1);
 
     PerftestRun(DeviceConfig config, Params p) {
@@ -80,6 +83,10 @@ final class PerftestRun implements AutoCloseable {
             }
             for (int i = 0; i < wc.length; i++) {
                 wc[i] = new WorkCompletion();
+            }
+            this.list = new SendWr[Math.max(1, p.postList())];
+            for (int i = 0; i < list.length; i++) {
+                list[i] = new SendWr(1);
             }
         } catch (RuntimeException e) {
             d.close();
@@ -236,14 +243,20 @@ final class PerftestRun implements AutoCloseable {
         int done = 0;
         while (done < nq) {
             for (int q = 0; q < nq; q++) {
-                while (scnt[q] < n && scnt[q] - ccnt[q] < p.txDepth()) {
-                    int k = scnt[q];
-                    long off = (k % wrap) * step;
-                    boolean signal = (k + 1) % cqMod == 0 || k == n - 1;
-                    fill(q, size, off, signal, ((long) q << 32) | k);
-                    posted[q * n + k] = System.nanoTime();
-                    qps[q].postSend(wr);
-                    scnt[q]++;
+                int l = list.length;
+                while (scnt[q] < n && scnt[q] - ccnt[q] + l <= p.txDepth()) {
+                    int count = Math.min(l, n - scnt[q]);
+                    long t = System.nanoTime();
+                    for (int j = 0; j < count; j++) {
+                        int k = scnt[q] + j;
+                        long off = (k % wrap) * step;
+                        boolean signal = (k + 1) % cqMod == 0 || k == n - 1;
+                        fill(list[j], q, size, off, signal, ((long) q << 32) | k);
+                        list[j].next = j + 1 < count ? list[j + 1] : null;
+                        posted[q * n + k] = t;
+                    }
+                    qps[q].postSend(list[0]); // one post, one doorbell, for the whole list
+                    scnt[q] += count;
                 }
             }
             int got = cq.poll(wc);
@@ -276,6 +289,10 @@ final class PerftestRun implements AutoCloseable {
     }
 
     private void fill(int q, int size, long off, boolean signal, long wrId) {
+        fill(wr, q, size, off, signal, wrId);
+    }
+
+    private void fill(SendWr wr, int q, int size, long off, boolean signal, long wrId) {
         wr.reset();
         wr.wrId = wrId;
         wr.sendFlags = signal ? SendFlags.SIGNALED : 0;

@@ -86,7 +86,7 @@ class PerftestCommandTest {
     @Test
     void shouldFailTheDataCheckWhenNothingLanded() {
         PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_BW, 4096, 10, 4, 1, 1, 1, false, 3, 1, false,
-            14, 4096, 64);
+            14, 4096, 64, 1);
         try (PerftestRun run = new PerftestRun(DeviceConfig.of("jrxe0", "127.0.0.2").detached(), p)) {
             assertThatThrownBy(() -> run.verify(4096, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
             assertThat(run.outReads).isEqualTo(1);
@@ -140,6 +140,15 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldPostListsOfRequestsWithOneDoorbell() throws Exception {
+        // -l 64 with the default moderation (100) deadlocked: 128 in flight, the next signaled
+        // request not posted; one completion per list (as perftest) cannot
+        List<List<String>> out = twoProcesses("ib_write_bw", "-s", "64", "-n", "800", "-l", "64", "--check");
+        assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 64 ") && l.contains(" 800 "));
+        assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: "));
+    }
+
+    @Test
     void shouldSweepEverySizeWithAll() throws Exception {
         List<List<String>> out = twoProcesses("ib_write_bw", "-a", "-n", "5", "--check");
         List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
@@ -189,6 +198,26 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldWriteTheSweepAsCsvAndAsAChartWithTheCeiling() throws Exception {
+        List<PerftestPlot.Point> bw = new ArrayList<>();
+        for (long size = 2; size <= 1 << 23; size <<= 1) {
+            bw.add(new PerftestPlot.Point(size, 100, 0, Math.min(900, size / 1000.0), 0.01, null));
+        }
+        String csv = PerftestPlot.csv(PerftestTest.WRITE_BW, bw, "MB_per_sec", 3000);
+        assertThat(csv.lines()).hasSize(24).first().asString().startsWith("bytes,iterations,bw_peak_MB_per_sec");
+        assertThat(csv.lines().skip(23).findFirst().orElseThrow()).isEqualTo("8388608,100,0.00,900.00,0.010000,3000.00");
+        String svg = PerftestPlot.svg(PerftestTest.WRITE_BW, bw, "MB/sec", 3000, "RDMA_Write BW Test <jrxe>");
+        org.w3c.dom.Document d = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+            .parse(new java.io.ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+        assertThat(d.getElementsByTagName("polyline").getLength()).as("the BW line").isEqualTo(1);
+        assertThat(svg).contains("stroke-dasharray", "UDP ceiling", "8M", "&lt;jrxe&gt;");
+        PerftestOutput.Latency l = new PerftestOutput.Latency(1, 9, 2, 3, 1, 8, 9);
+        String lat = PerftestPlot.svg(PerftestTest.WRITE_LAT, List.of(new PerftestPlot.Point(2, 10, 0, 0, 0, l),
+            new PerftestPlot.Point(4, 10, 0, 0, 0, l)), "", 0, "lat");
+        assertThat(lat).contains("t_typical", "99%").doesNotContain("UDP ceiling");
+    }
+
+    @Test
     void shouldRefuseWhatItCannotRun() {
         StringWriter err = new StringWriter();
         picocli.CommandLine cl = Main.commandLine();
@@ -196,6 +225,7 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "perftest", "read-bw", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_atomic_bw", "-s", "16")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD");
+        assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD", "for BW tests");
     }
 }
