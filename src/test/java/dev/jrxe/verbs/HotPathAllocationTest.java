@@ -5,6 +5,8 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Posting and polling allocate nothing: once warm, neither the thread that posts SENDs, RDMA
@@ -41,6 +43,62 @@ class HotPathAllocationTest {
                     a += f.cqa.poll(wc);
                     b += f.cqb.poll(wc);
                 }
+            };
+            assertAllocatesNothing(f, round);
+        }
+    }
+
+    /**
+     * Streaming, as perftest's BW tests do: each operation (WRITE, READ, SEND, both atomics) with 32
+     * requests in flight, one completion per 8 (the rest unsignaled), the responder coalescing its
+     * ACKs: no allocation per request, in flight or acknowledged.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {WrOpcode.RDMA_WRITE, WrOpcode.RDMA_READ, WrOpcode.SEND, WrOpcode.ATOMIC_FETCH_AND_ADD,
+        WrOpcode.ATOMIC_CMP_AND_SWP})
+    void shouldStreamEachOperationWithoutAllocating(int opcode) {
+        try (RcFixture f = new RcFixture(1 << 16)) {
+            f.connect(new QpCap(64, 64, 1, 1, 0), new RcConnect());
+            boolean atomic = opcode == WrOpcode.ATOMIC_FETCH_AND_ADD || opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
+            int size = atomic ? 8 : 1024;
+            SendWr[] wrs = new SendWr[8];
+            for (int i = 0; i < wrs.length; i++) {
+                wrs[i] = new SendWr(1).sge(f.bufA.address() + i * 1024L, size, f.mra.lkey());
+                wrs[i].opcode = opcode;
+                wrs[i].rdma(f.bufB.address() + 16384 + i * 1024L, f.mrb.rkey());
+                wrs[i].compareAdd = 1;
+                wrs[i].sendFlags = i == wrs.length - 1 ? SendFlags.SIGNALED : 0;
+            }
+            RecvWr recv = new RecvWr(1).sge(f.bufB.address(), 1024, f.mrb.lkey());
+            boolean send = opcode == WrOpcode.SEND;
+            WorkCompletion[] wc = f.wc;
+            int[] inFlight = {0};
+            // one round: keep 4 groups of 8 (32 requests) in flight, take the completions that came
+            Runnable round = () -> {
+                while (inFlight[0] < 4) {
+                    for (SendWr w : wrs) {
+                        if (send) {
+                            f.qb.postRecv(recv);
+                        }
+                        f.qa.postSend(w);
+                    }
+                    inFlight[0]++;
+                }
+                int got;
+                do {
+                    got = f.cqa.poll(wc);
+                    for (int i = 0; i < got; i++) {
+                        if (!wc[i].ok()) {
+                            throw new AssertionError("completion " + wc[i]);
+                        }
+                    }
+                    inFlight[0] -= got;
+                    if (send) {
+                        while (f.cqb.poll(wc) > 0) {
+                            // the receives' completions: drained
+                        }
+                    }
+                } while (got == 0);
             };
             assertAllocatesNothing(f, round);
         }
