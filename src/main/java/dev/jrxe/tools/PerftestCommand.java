@@ -18,8 +18,9 @@ import picocli.CommandLine.Parameters;
  * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC and UC; one run or, with
- * {@code -a}, sizes 2 B .. 8 MiB; {@code --csv}/{@code --svg} write the rows and a chart. Not yet:
- * -D duration, -b bidirectional, -R/-z rdma_cm, UD, --cpu_util, -e events.
+ * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (WRITE, READ, atomics); {@code --csv}/{@code --svg}
+ * write the rows and a chart. Not yet: -D for SEND and latency, -b bidirectional, -R/-z rdma_cm, UD,
+ * --cpu_util, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -92,6 +93,11 @@ final class PerftestCommand implements Callable<Integer> {
     @Option(converter = Converters.Positive.class, names = {"-l", "--post_list"}, defaultValue = "1",
         description = "post list of WQEs of <list size> size (instead of single post), BW tests (default ${DEFAULT-VALUE})")
     int postList;
+
+    @Option(converter = Converters.Positive.class, names = {"-D", "--duration"}, paramLabel = "SECONDS",
+        description = "run for SECONDS (write, read and atomic BW tests) after a margin of a quarter of it that is "
+            + "not measured, instead of -n iterations")
+    Integer duration;
 
     @Option(names = {"-A", "--atomic_type"}, defaultValue = "FETCH_AND_ADD",
         description = "type of atomic operation: CMP_AND_SWAP or FETCH_AND_ADD (default ${DEFAULT-VALUE})")
@@ -182,6 +188,12 @@ final class PerftestCommand implements Callable<Integer> {
             mod = postList;
         }
         Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
+        Converters.require(spec, duration == null || test.bw && test.verb != PerftestTest.Verb.SEND,
+            "-D runs the write, read and atomic BW tests (jrxe's perftest has no duration mode for the others yet)");
+        Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
+        Converters.require(spec, duration == null || !check || test.verb != PerftestTest.Verb.ATOMIC,
+            "--check counts an atomic test's iterations: not with -D");
+        Converters.require(spec, duration == null || postList == 1, "-D posts one request at a time (no -l)");
         Converters.require(spec, postList <= tx, "the post list (-l " + postList + ") must fit the tx depth (" + tx + ")");
 
         String local = ip;
@@ -322,7 +334,9 @@ final class PerftestCommand implements Callable<Integer> {
             }
             if (test.bw && !send) {
                 if (client) {
-                    PerftestOob.Report mine = run.bwClient(s, gbits);
+                    PerftestOob.Report mine = duration != null
+                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
+                        : run.bwClient(s, gbits);
                     oob.handshake(run.mine[0]);
                     oob.reports(mine);
                     PerftestOutput.bwRow(out, mine);

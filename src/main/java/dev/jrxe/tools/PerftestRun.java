@@ -292,6 +292,71 @@ final class PerftestRun implements AutoCloseable {
         fill(wr, q, size, off, signal, wrId);
     }
 
+    /**
+     * perftest's duration mode (-D) for WRITE, READ and atomics: posts for {@code margin}
+     * unmeasured (warm-up), counts the completed requests for {@code duration}, posts on for
+     * another margin, then stops at a signaled request and waits for everything in flight.
+     */
+    PerftestOob.Report bwClientTimed(int size, long durationNanos, long marginNanos, boolean gbits) throws IOException {
+        int nq = qps.length;
+        long[] scnt = new long[nq];
+        long[] ccnt = new long[nq];
+        long step = p.test().verb == PerftestTest.Verb.ATOMIC ? 64 : inc(size);
+        long wrap = p.test().verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
+            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
+        int cqMod = p.cqMod();
+        long t0 = System.nanoTime();
+        long start = t0 + marginNanos;
+        long end = start + durationNanos;
+        long stop = end + marginNanos;
+        long counted = 0;
+        long last = t0;
+        boolean stopping = false;
+        while (true) {
+            long now = System.nanoTime();
+            stopping |= now - stop >= 0;
+            boolean drained = stopping;
+            for (int q = 0; q < nq; q++) {
+                // when stopping, post on only up to the next signaled request, so that the last one is
+                while (scnt[q] - ccnt[q] < p.txDepth() && (!stopping || scnt[q] % cqMod != 0)) {
+                    long k = scnt[q];
+                    boolean signal = (k + 1) % cqMod == 0;
+                    fill(q, size, (k % wrap) * step, signal, ((long) q << 32) | (k & 0xFFFFFFFFL));
+                    qps[q].postSend(wr);
+                    scnt[q]++;
+                }
+                drained &= ccnt[q] == scnt[q] && scnt[q] % cqMod == 0;
+            }
+            if (drained) {
+                break;
+            }
+            int got = cq.poll(wc);
+            now = System.nanoTime();
+            if (got == 0) {
+                stalled(now, last);
+                continue;
+            }
+            last = now;
+            for (int i = 0; i < got; i++) {
+                check(wc[i]);
+                int q = (int) (wc[i].wrId >>> 32);
+                long low = wc[i].wrId & 0xFFFFFFFFL;
+                long k = (ccnt[q] & ~0xFFFFFFFFL) | low; // the completed index, from its low 32 bits
+                if (k < ccnt[q]) {
+                    k += 1L << 32;
+                }
+                long n = k + 1 - ccnt[q];
+                ccnt[q] = k + 1;
+                if (now - start >= 0 && now - end < 0) {
+                    counted += n;
+                }
+            }
+        }
+        double seconds = durationNanos / 1e9;
+        return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
+            counted / seconds / 1e6);
+    }
+
     private void fill(SendWr wr, int q, int size, long off, boolean signal, long wrId) {
         wr.reset();
         wr.wrId = wrId;

@@ -149,6 +149,16 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldRunForADurationAfterAnUnmeasuredMargin() throws Exception {
+        List<List<String>> out = twoProcesses("ib_write_bw", "-D", "1", "-s", "4096", "--check");
+        String row = out.get(1).stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
+        long iterations = Long.parseLong(row.trim().split(" +")[1]);
+        assertThat(iterations).as(row).isPositive();
+        assertThat(out.get(0)).as("the server prints the client's row").contains(row);
+        assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: 4096 bytes"));
+    }
+
+    @Test
     void shouldSweepEverySizeWithAll() throws Exception {
         List<List<String>> out = twoProcesses("ib_write_bw", "-a", "-n", "5", "--check");
         List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
@@ -226,6 +236,8 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_atomic_bw", "-s", "16")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD", "for BW tests");
+        assertThat(Main.execute(cl, "ib_send_bw", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD", "for BW tests",
+            "-D runs the write, read and atomic BW tests");
     }
 }
