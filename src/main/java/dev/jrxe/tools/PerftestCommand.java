@@ -238,14 +238,14 @@ final class PerftestCommand implements Callable<Integer> {
                 traffic(oob, run, client, sizes, out);
             }
             if (csv != null || svg != null) {
-                plot(out, s.mtu());
+                plot(out, s.mtu(), cas);
             }
         }
         return 0;
     }
 
     /** Writes --csv and --svg; for BW tests first measures the link's UDP ceiling (GSO) in this run. */
-    private void plot(PrintWriter out, int mtu) throws Exception {
+    private void plot(PrintWriter out, int mtu, boolean cas) throws Exception {
         String unit = gbits ? "Gb/sec" : "MB/sec";
         double ceiling = 0;
         if (test.bw) {
@@ -256,7 +256,7 @@ final class PerftestCommand implements Callable<Integer> {
             ceiling = PerftestOutput.bw(r.gigabytesPerSecond() * 1e9, gbits);
             out.printf(" UDP ceiling (GSO, %d-byte datagrams, measured now): %.2f %s%n", r.datagram(), ceiling, unit);
         }
-        String title = test.title(false, false) + " (jrxe" + (test.bw ? ", dashed: UDP ceiling" : "") + ")";
+        String title = test.title(cas) + " (jrxe" + (test.bw ? ", dashed: UDP ceiling" : "") + ")";
         if (csv != null) {
             java.nio.file.Files.writeString(csv, PerftestPlot.csv(test, points, unit.replace("/", "_per_"), ceiling));
             out.println(" results: " + csv);

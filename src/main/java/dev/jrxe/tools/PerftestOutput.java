@@ -28,7 +28,7 @@ final class PerftestOutput {
 
     static void header(PrintWriter o, Info i) {
         o.println(LINE);
-        o.println("                    " + i.test().title(i.cmpAndSwap(), false));
+        o.println("                    " + i.test().title(i.cmpAndSwap()));
         o.printf(" Dual-port       : OFF\t\tDevice         : %s%n", i.device());
         o.printf(" Number of qps   : %d\t\tTransport type : IB%n", i.qps());
         o.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", i.connection());

@@ -101,6 +101,19 @@ final class PerftestRun implements AutoCloseable {
         return Math.max(line, (size + line - 1) / line * line);
     }
 
+    /** How far apart consecutive requests' buffers lie: INC(size), every 64 bytes for atomics (perftest's). */
+    long step(int size) {
+        return p.test().verb == PerftestTest.Verb.ATOMIC ? 64 : inc(size);
+    }
+
+    /**
+     * After how many requests the addresses start over: the cycle buffer's worth when a message
+     * fits in it twice, else every request at the same address.
+     */
+    long wrap(int size) {
+        return size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step(size)) : 1;
+    }
+
     private RcConnect connector() {
         int access = switch (p.test().verb) {
             case WRITE -> Access.LOCAL_WRITE | Access.REMOTE_WRITE;
@@ -179,9 +192,8 @@ final class PerftestRun implements AutoCloseable {
             return 0;
         }
         long checked = 0;
-        long step = t.verb == PerftestTest.Verb.ATOMIC ? 64 : inc(size);
-        long wrap = t.verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
-            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
+        long step = step(size);
+        long wrap = wrap(size);
         int nq = t.bw ? qps.length : 1;
         for (int q = 0; q < nq; q++) {
             long base = (t.verb == PerftestTest.Verb.READ ? 0 : qps.length * slot) + q * slot;
@@ -232,12 +244,8 @@ final class PerftestRun implements AutoCloseable {
         long[] completed = new long[n * nq];
         int[] scnt = new int[nq];
         int[] ccnt = new int[nq];
-        long step = inc(size);
-        long wrap = p.test().verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
-            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
-        if (p.test().verb == PerftestTest.Verb.ATOMIC) {
-            step = 64;
-        }
+        long step = step(size);
+        long wrap = wrap(size);
         int cqMod = p.cqMod();
         long last = System.nanoTime();
         int done = 0;
@@ -301,9 +309,8 @@ final class PerftestRun implements AutoCloseable {
         int nq = qps.length;
         long[] scnt = new long[nq];
         long[] ccnt = new long[nq];
-        long step = p.test().verb == PerftestTest.Verb.ATOMIC ? 64 : inc(size);
-        long wrap = p.test().verb == PerftestTest.Verb.ATOMIC ? p.cycleBuffer() / 64
-            : size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step) : 1;
+        long step = step(size);
+        long wrap = wrap(size);
         int cqMod = p.cqMod();
         long t0 = System.nanoTime();
         long start = t0 + marginNanos;

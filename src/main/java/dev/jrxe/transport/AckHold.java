@@ -108,25 +108,11 @@ final class AckHold {
     }
 
     /**
-     * Whether the owed ACK goes in this flush. {@code piggyback}: packets leave anyway;
-     * {@code mayHold}: an application thread drives, which comes back soon.
-     */
-    boolean sendNow(long now, boolean piggyback, boolean mayHold) {
-        boolean send = decide(now, piggyback, mayHold);
-        if (send && probing) {
-            // The probed ACK goes another way before its hold ran out (released for the thread's
-            // other device, sent by the background thread, or with a NAK). The probe is over all
-            // the same: learning nothing, assume the requester waits. Left running, it would hold
-            // every later ACK over its answer, so each went in a system call of its own.
-            probing = false;
-            backOff();
-        }
-        return send;
-    }
-
-    /**
-     * The owed ACK went, whichever way (a hold that ended, a NAK or duplicate that flushed it):
-     * a probe running over it is over, as in {@link #sendNow}.
+     * The owed ACK went, whichever way (the responder calls this for every ACK it sends). A probe
+     * whose ACK went before its hold ran out (released for the thread's other device, sent by the
+     * background thread, flushed by a NAK or duplicate) is over all the same: learning nothing,
+     * assume the requester waits. Left running, it would hold every later ACK over its answer, so
+     * each went in a system call of its own.
      */
     void sent() {
         holding = false;
@@ -136,7 +122,11 @@ final class AckHold {
         }
     }
 
-    private boolean decide(long now, boolean piggyback, boolean mayHold) {
+    /**
+     * Whether the owed ACK goes in this flush. {@code piggyback}: packets leave anyway;
+     * {@code mayHold}: an application thread drives, which comes back soon.
+     */
+    boolean sendNow(long now, boolean piggyback, boolean mayHold) {
         holdBegan = false;
         if (!mayHold || !holdable || holdNanos <= 0) {
             return true;
@@ -176,7 +166,9 @@ final class AckHold {
             if (held < holdNanos) {
                 return false;
             }
-            // the hold ran out before the requester sent again: it waits for ACKs (sendNow ends the probe)
+            // the hold ran out before the requester sent again: it waits for ACKs
+            probing = false;
+            backOff();
             return true;
         }
         if (piggyback) {

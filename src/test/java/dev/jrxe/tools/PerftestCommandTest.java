@@ -122,7 +122,7 @@ class PerftestCommandTest {
         List<List<String>> out = twoProcesses("perftest " + test.command, "-n", "200", "--check");
         List<String> server = out.get(0);
         List<String> client = out.get(1);
-        String title = test.title(false, false);
+        String title = test.title(false);
         assertThat(client).as("client: %s", client).anyMatch(l -> l.strip().equals(title));
         String size = Integer.toString(test.defaultSize);
         // the client's row: size, then iterations (BW) or size and iterations (latency)

@@ -86,8 +86,9 @@ class AckHoldTest {
         t += 50_000;
         h.owe(true, false, t, 100);
         assertThat(h.sendNow(t + 1_000, true, true)).as("the probe holds over the answer").isFalse();
-        // the thread goes on to drive the requester's device: the held ACK is released
+        // the thread goes on to drive the requester's device: the held ACK is released (and sent)
         assertThat(h.sendNow(t + 2_000, false, false)).isTrue();
+        h.sent();
         assertThat(h.probing).as("the probe is over").isFalse();
         assertThat(h.untilProbe).as("as if the requester waited").isEqualTo(2 * AckHold.FIRST_PROBE);
         // the same when a NAK or a duplicate flushes the probed ACK (the responder's sendPendingAck)
