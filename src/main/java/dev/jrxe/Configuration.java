@@ -154,6 +154,19 @@ public final class Configuration {
         return Integer.getInteger(ENGINE_POLL_YIELD_EVERY_PROP, ENGINE_POLL_YIELD_EVERY_DEFAULT);
     }
 
+    /**
+     * Engines of a device: each a NIC of its own (socket, progress thread, lock) serving a share
+     * of its QPs, the kernel steering each packet to its QP's engine (SO_REUSEPORT and a
+     * classic-BPF program on the BTH's DestQP). 1 (the default) fits a 2-core machine where both
+     * peers run; more lets one device use more cores (docs/ARCHITECTURE.md, "More cores").
+     */
+    public static final String ENGINES_PROP = "jrxe.engines";
+    public static final int ENGINES_DEFAULT = 1;
+
+    public static int engines() {
+        return Integer.getInteger(ENGINES_PROP, ENGINES_DEFAULT);
+    }
+
     /** Whether each open device registers its counters as an MBean (dev.jrxe:type=Device,name=...). */
     public static final String JMX_PROP = "jrxe.jmx";
     public static final boolean JMX_DEFAULT = true;

@@ -23,10 +23,13 @@ import java.util.Objects;
  * @param pcap               pcapng file of every datagram sent and received, or null
  * @param txFaults           fault injection on send
  * @param rxFaults           fault injection on receive
+ * @param engines            1: the socket binds its address and port alone; K &gt; 1: it is one of
+ *                           the K sockets of a SO_REUSEPORT group steered by {@link QpSteering}
+ *                           (open them with {@link Links#openGroup})
  */
 public record LinkConfig(Inet4Address address, int port, LinkMode mode, int batch, int maxDatagram,
                          int sendBufferBytes, int receiveBufferBytes, Path pcap,
-                         FaultConfig txFaults, FaultConfig rxFaults) {
+                         FaultConfig txFaults, FaultConfig rxFaults, int engines) {
     /** Largest UDP payload of an IPv4 datagram. */
     public static final int MAX_UDP_PAYLOAD = 65507;
 
@@ -47,6 +50,15 @@ public record LinkConfig(Inet4Address address, int port, LinkMode mode, int batc
         if (sendBufferBytes < 0 || receiveBufferBytes < 0) {
             throw new IllegalArgumentException("socket buffer sizes must be >= 0");
         }
+        if (engines < 1 || engines > QpSteering.MAX_ENGINES) {
+            throw new IllegalArgumentException("engines must be in [1, " + QpSteering.MAX_ENGINES + "]: " + engines);
+        }
+    }
+
+    /** This configuration on another port (the group's members bind the port the first one got). */
+    LinkConfig withPort(int p) {
+        return new LinkConfig(address, p, mode, batch, maxDatagram, sendBufferBytes, receiveBufferBytes, pcap,
+                txFaults, rxFaults, engines);
     }
 
     /** A builder with every setting from {@link Configuration}. */
@@ -93,6 +105,7 @@ public record LinkConfig(Inet4Address address, int port, LinkMode mode, int batc
         private Path pcap = Configuration.linkPcap() == null ? null : Path.of(Configuration.linkPcap());
         private FaultConfig txFaults = FaultConfig.parse(Configuration.linkTxFaults());
         private FaultConfig rxFaults = FaultConfig.parse(Configuration.linkRxFaults());
+        private int engines = 1;
 
         private Builder(Inet4Address address) {
             this.address = Objects.requireNonNull(address, "address");
@@ -144,9 +157,15 @@ public record LinkConfig(Inet4Address address, int port, LinkMode mode, int batc
             return this;
         }
 
+        /** Sockets of the SO_REUSEPORT group, one per engine (1: a socket of its own). */
+        public Builder engines(int v) {
+            engines = v;
+            return this;
+        }
+
         public LinkConfig build() {
             return new LinkConfig(address, port, mode, batch, maxDatagram, sendBufferBytes, receiveBufferBytes,
-                    pcap, txFaults, rxFaults);
+                    pcap, txFaults, rxFaults, engines);
         }
     }
 }

@@ -36,6 +36,57 @@ public final class Links {
     }
 
     /**
+     * Opens the {@code config.engines()} links of a device of several engines: sockets bound to
+     * one address and port with SO_REUSEPORT, the kernel steering each datagram to the link of
+     * index {@code DestQP % engines} ({@link QpSteering}). The address and port are first bound by
+     * a socket alone and released, so that a port some other socket holds fails with
+     * BindException as it does for one engine, and port 0 becomes one free port for the group.
+     * Needs a native link (MMSG or GSO).
+     *
+     * @param sealers one sealer per link (called on that link's sending thread)
+     * @throws java.net.BindException when the address or port cannot be bound
+     * @throws IOException            when a socket cannot be set up, or the mode is CHANNEL
+     */
+    public static Link[] openGroup(LinkConfig config, java.util.function.Supplier<DatagramSealer> sealers)
+            throws IOException {
+        int k = config.engines();
+        LinkConfig solo = new LinkConfig(config.address(), config.port(), config.mode(), config.batch(),
+                config.maxDatagram(), config.sendBufferBytes(), config.receiveBufferBytes(), config.pcap(),
+                config.txFaults(), config.rxFaults(), 1);
+        if (k == 1) {
+            return new Link[] {open(solo, sealers.get())};
+        }
+        LinkMode mode = resolve(config.mode());
+        if (mode == LinkMode.CHANNEL) {
+            throw new IOException("several engines need a native link (MMSG or GSO), not " + mode);
+        }
+        if (config.pcap() != null) {
+            throw new IOException("a capture file needs a device of one engine");
+        }
+        int port;
+        try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open(
+                java.net.StandardProtocolFamily.INET)) {
+            probe.bind(new java.net.InetSocketAddress(config.address(), config.port()));
+            port = ((java.net.InetSocketAddress) probe.getLocalAddress()).getPort();
+        }
+        LinkConfig member = config.withPort(port);
+        Link[] links = new Link[k];
+        try {
+            for (int i = 0; i < k; i++) {
+                links[i] = open(member, sealers.get());
+            }
+        } catch (IOException | RuntimeException e) {
+            for (Link l : links) {
+                if (l != null) {
+                    l.close();
+                }
+            }
+            throw e;
+        }
+        return links;
+    }
+
+    /**
      * A link bound to nothing: the address, port and datagram size of {@code config}, every
      * datagram sent dropped, nothing ever received. For a device opened only to be queried.
      */

@@ -213,6 +213,11 @@ final class NativeLink extends AbstractLink {
             option(s, Sockets.IPPROTO_IP, Sockets.IP_MULTICAST_IF,
                     java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(addr) : addr,
                     "IP_MULTICAST_IF");
+            int engines = config.engines();
+            if (engines > 1 && port == config.port()) {
+                // one socket of the device's group: the kernel picks it by DestQP (QpSteering)
+                option(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT, 1, "SO_REUSEPORT");
+            }
             MemorySegment sa = scratch;
             SocketStructs.sockaddrIn(sa, 0, addr, port);
             int r = Sockets.bind(callState, s, sa, SocketStructs.SOCKADDR_IN_SIZE);
@@ -220,6 +225,17 @@ final class NativeLink extends AbstractLink {
                 String where = "bind " + Links.formatAddress(addr) + ":" + port + ": " + Sockets.errnoName(-r);
                 throw -r == Sockets.EADDRINUSE || -r == Sockets.EADDRNOTAVAIL
                         ? new BindException(where) : new SocketException(where);
+            }
+            if (engines > 1 && port == config.port()) {
+                try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+                    long[] program = QpSteering.program(engines);
+                    MemorySegment fprog = a.allocate(16 + 8L * program.length, 8);
+                    r = Sockets.setsockoptFilter(callState, s, Sockets.SOL_SOCKET, Sockets.SO_ATTACH_REUSEPORT_CBPF,
+                            program, fprog);
+                }
+                if (r < 0) {
+                    throw new SocketException("setsockopt SO_ATTACH_REUSEPORT_CBPF: " + Sockets.errnoName(-r));
+                }
             }
             return s;
         } catch (IOException | RuntimeException e) {
@@ -322,11 +338,13 @@ final class NativeLink extends AbstractLink {
             int segSize = txLen[head];
             if (useGso && segSize > 0) {
                 int bytes = segSize;
+                int qp = steeringKey(head);
                 while (k < to && segments < Sockets.UDP_MAX_SEGMENTS) {
                     int x = slots[k];
                     int len = txLen[x];
+                    // one train, one DestQP: a receiver of several engines steers a train whole
                     if (txDstAddr[x] != txDstAddr[head] || txDstPort[x] != txDstPort[head]
-                            || len == 0 || len > segSize || bytes + len > GSO_MAX_BYTES) {
+                            || len == 0 || len > segSize || bytes + len > GSO_MAX_BYTES || steeringKey(x) != qp) {
                         break;
                     }
                     k++;
@@ -346,6 +364,15 @@ final class NativeLink extends AbstractLink {
         }
         return sendMessages(s, wirePort, messages);
     }
+
+    /** The word the receiver's reuseport program steers by (DestQP), or -1 for a datagram too short to have one. */
+    private int steeringKey(int slot) {
+        return txLen[slot] < QpSteering.DEST_QP_WORD + 4 ? -1
+                : txSlot[slot].get(BE_INT, QpSteering.DEST_QP_WORD) & 0xFFFFFF;
+    }
+
+    private static final java.lang.foreign.ValueLayout.OfInt BE_INT =
+            JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN).withByteAlignment(1);
 
     private void addIov(int i, int slot) {
         iovSlot[i] = slot;

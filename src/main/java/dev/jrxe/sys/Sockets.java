@@ -11,8 +11,10 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * FFM bindings to the Linux (x86-64/aarch64) socket calls the batched link needs: socket, bind,
@@ -41,6 +43,10 @@ public final class Sockets {
     public static final int SO_RCVBUF = 8;
     /** Send UDP datagrams with checksum 0 (IPv4 only; not allowed together with UDP GSO). */
     public static final int SO_NO_CHECK = 11;
+    /** Several sockets may bind one address and port; the kernel spreads datagrams over them. */
+    public static final int SO_REUSEPORT = 15;
+    /** A classic-BPF program that picks the socket of a SO_REUSEPORT group for each datagram. */
+    public static final int SO_ATTACH_REUSEPORT_CBPF = 51;
     public static final int SO_SNDBUFFORCE = 32;
     public static final int SO_RCVBUFFORCE = 33;
 
@@ -197,6 +203,32 @@ public final class Sockets {
         scratch.set(JAVA_INT, 0, value);
         try {
             return result((int) SETSOCKOPT.invokeExact(state, fd, level, name, scratch, 4), state);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * setsockopt(2) with a {@code struct sock_fprog} of the classic-BPF instructions in
+     * {@code program} (each a long: code in bits 48-63, jt 40-47, jf 32-39, k 0-31); returns 0 or
+     * -errno. The program and its header are written into {@code scratch}, which holds at least
+     * {@code 16 + 8 * program.length} bytes.
+     */
+    public static int setsockoptFilter(MemorySegment state, int fd, int level, int name, long[] program,
+                                       MemorySegment scratch) {
+        MemorySegment insns = scratch.asSlice(16, 8L * program.length);
+        for (int i = 0; i < program.length; i++) {
+            long in = program[i];
+            insns.set(JAVA_SHORT, 8L * i, (short) (in >>> 48));
+            insns.set(JAVA_BYTE, 8L * i + 2, (byte) (in >>> 40));
+            insns.set(JAVA_BYTE, 8L * i + 3, (byte) (in >>> 32));
+            insns.set(JAVA_INT, 8L * i + 4, (int) in);
+        }
+        scratch.set(JAVA_LONG, 0, 0L);
+        scratch.set(JAVA_SHORT, 0, (short) program.length);
+        scratch.set(JAVA_LONG, 8, insns.address());
+        try {
+            return result((int) SETSOCKOPT.invokeExact(state, fd, level, name, scratch.asSlice(0, 16), 16), state);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -71,6 +71,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     private final java.util.function.LongSupplier clock;
     /** The device's name (progress thread, JFR events). */
     final String name;
+    /** This engine's index among its device's engines, and how many it has. */
+    private final int index;
+    private final int engineCount;
     /** Slots are used fresh up to this many before freed ones come back (the device's max_qp). */
     private static final int MAX_FRESH_SLOTS = (1 << 20) - 16;
     private int nextSlot = 1;
@@ -118,7 +121,10 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.maxSleepNanos = tuning.maxSleepNanos();
         this.pollYieldEvery = tuning.pollYieldEvery();
         this.clock = options.clock();
-        this.numbers = options.seed() == 0 ? new QpNumbers() : new QpNumbers(options.seed());
+        this.index = options.index();
+        this.engineCount = options.engines();
+        this.numbers = options.seed() == 0 ? new QpNumbers(index, engineCount)
+            : new QpNumbers(index, engineCount, options.seed());
         this.housekeeping = housekeeping;
         this.link = link;
         this.keys = keys;
@@ -133,11 +139,22 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.srd = new SrdTransport(this);
         this.decoder = new RxDecoder(link.counters(), link.localPort(), tuning.maxPayload(), this);
         this.progressThread = options.progressThread()
-            ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress").start(this::backgroundLoop) : null;
+            ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress" + (engineCount > 1 ? "-" + index : ""))
+                .start(this::backgroundLoop) : null;
     }
 
     public Link link() {
         return link;
+    }
+
+    /** This engine's index among its device's engines (0 for a device of one). */
+    public int index() {
+        return index;
+    }
+
+    /** Whether this engine owns QP1 (the kernel steers QPN 1 to engine {@code 1 % engines}). */
+    public boolean ownsGsi() {
+        return dev.jrxe.net.QpSteering.engineOf(Qp.GSI_QPN, engineCount) == index;
     }
 
     /** The timings and limits this engine runs by. */
@@ -193,6 +210,9 @@ public final class Engine implements PacketSink, AutoCloseable {
     public void register(Qp qp) {
         synchronized (tableLock) {
             if (qp.qpn == Qp.GSI_QPN) {
+                if (!ownsGsi()) {
+                    throw new IllegalStateException("QP1 belongs to engine " + (Qp.GSI_QPN % engineCount));
+                }
                 if (gsi != null) {
                     throw new IllegalStateException("the device has its QP1 already");
                 }

@@ -65,7 +65,16 @@ public final class CompletionQueue implements AutoCloseable {
 
     /** Drives the device once from the polling thread (see {@link #poll}); whether it did. */
     boolean drive() {
-        return device.engine().driveFromApp();
+        return engine().driveFromApp();
+    }
+
+    /** The engine whose QPs complete here (bound when the first QP using this CQ is created). */
+    final EngineBinding binding = new EngineBinding();
+
+    /** The engine a poll drives: the one bound, else the device's first. */
+    private dev.jrxe.transport.Engine engine() {
+        dev.jrxe.transport.Engine e = binding.get();
+        return e != null ? e : device.engine();
     }
 
     CompletionRing ring() {
@@ -112,7 +121,7 @@ public final class CompletionQueue implements AutoCloseable {
     public int poll(WorkCompletion[] wc, int max) {
         ensureUsable();
         int n = take(wc, max);
-        if (n == 0 && device.engine().driveFromApp()) {
+        if (n == 0 && engine().driveFromApp()) {
             n = take(wc, max);
         }
         return n;
@@ -239,7 +248,7 @@ public final class CompletionQueue implements AutoCloseable {
             throw VerbsException.einval("cqe " + cqe + " outside 1.." + Device.MAX_CQE);
         }
         boolean[] ok = new boolean[1];
-        device.engine().withEngine(() -> {
+        engine().withEngine(() -> {
             lock.lock();
             try {
                 ok[0] = ringResize(cqe);

@@ -53,8 +53,15 @@ public final class Device implements AutoCloseable {
 
     private final DeviceConfig config;
     private final int addr;
+    /** Engine 0's link and engine; a device of one engine has no other. */
     private final Link link;
     private final Engine engine;
+    /** One link and engine per {@link DeviceConfig#engines}; index i owns QPNs {@code qpn % K == i}. */
+    private final Link[] links;
+    private final Engine[] engines;
+    /** QPs each engine serves (placement's load figure), guarded by {@link #placement}. */
+    private final int[] qpsPerEngine;
+    private final Object placement = new Object();
     private final KeyTable keys;
     private final LinkedBlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
     private final AtomicInteger nextPd = new AtomicInteger(1);
@@ -104,10 +111,30 @@ public final class Device implements AutoCloseable {
         dev.jrxe.memory.MemoryConfig memory = config.memory();
         this.keys = config.seed == 0 ? new KeyTable(memory)
             : new KeyTable(memory, new java.util.SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + 1));
-        this.link = config.link != null ? config.link : LinkFactory.open(config);
-        this.engine = new Engine(config.name, link, keys::lookup, new Events(), keys::reclaimIdleChildren,
-            new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed, config.tuning()));
-        this.counterView = new DeviceCounters(engine.counters(), link.counters());
+        if (config.link != null && config.engines > 1) {
+            throw VerbsException.einval("an injected link serves a device of one engine, not " + config.engines);
+        }
+        this.links = config.link != null ? new Link[] {config.link} : LinkFactory.openAll(config);
+        this.engines = new Engine[links.length];
+        dev.jrxe.transport.EngineOptions options =
+            new dev.jrxe.transport.EngineOptions(!config.manualProgress, config.clock, config.seed, config.tuning());
+        Events sink = new Events();
+        for (int i = 0; i < engines.length; i++) {
+            // idle ODP reclaim once per device: engine 0's progress thread runs it
+            Runnable housekeeping = i == 0 ? keys::reclaimIdleChildren : () -> { };
+            engines[i] = new Engine(config.name, links[i], keys::lookup, sink, housekeeping,
+                options.engine(i, engines.length));
+        }
+        this.link = links[0];
+        this.engine = engines[0];
+        this.qpsPerEngine = new int[engines.length];
+        TransportCounters[] t = new TransportCounters[engines.length];
+        dev.jrxe.net.LinkCounters[] l = new dev.jrxe.net.LinkCounters[engines.length];
+        for (int i = 0; i < engines.length; i++) {
+            t[i] = engines[i].counters();
+            l[i] = links[i].counters();
+        }
+        this.counterView = new DeviceCounters(t, l);
         events.add(new AsyncEvent(AsyncEventType.PORT_ACTIVE, null, null, 1));
         this.mbean = config.jmx ? DeviceMBean.registerLater(this)
             : java.util.concurrent.CompletableFuture.completedFuture(null);
@@ -146,7 +173,14 @@ public final class Device implements AutoCloseable {
      * @return packets received and sent, 0 for none, -1 when another thread held the engine
      */
     public int progress() {
-        return engine.runDutyCycle();
+        int work = -1;
+        for (Engine e : engines) {
+            int r = e.runDutyCycle();
+            if (r >= 0) {
+                work = Math.max(work, 0) + r;
+            }
+        }
+        return work;
     }
 
     /**
@@ -157,7 +191,11 @@ public final class Device implements AutoCloseable {
      * @return a time on the device's clock, or {@code Long.MAX_VALUE} when nothing is due
      */
     public long nextWork() {
-        return engine.nextWork();
+        long t = Long.MAX_VALUE;
+        for (Engine e : engines) {
+            t = Math.min(t, e.nextWork());
+        }
+        return t;
     }
 
     /**
@@ -214,8 +252,82 @@ public final class Device implements AutoCloseable {
         return link.localPort();
     }
 
+    /** Engine 0: a device of one engine has only it. */
     Engine engine() {
         return engine;
+    }
+
+    /**
+     * How many engines the device runs ({@link DeviceConfig#engines}): NICs of their own, each
+     * with its socket, progress thread and lock, serving a share of the QPs.
+     *
+     * @return 1 unless the configuration asked for more
+     */
+    public int engines() {
+        return engines.length;
+    }
+
+    /** The engine that serves the QP numbered {@code qpn} (the one the kernel steers its packets to). */
+    Engine engineOf(int qpn) {
+        return engines[dev.jrxe.net.QpSteering.engineOf(qpn, engines.length)];
+    }
+
+    /**
+     * The engine a new QP joins: the one its CQs and SRQ are bound to when some QP uses them
+     * already (an engine is the only producer of a CQ's ring and the only consumer of an SRQ's),
+     * else the one serving the fewest QPs; QP1 always joins the engine the kernel steers QPN 1
+     * to. Binds the CQs and SRQ to it. EINVAL when they are bound to different engines.
+     */
+    Engine placeQp(CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, boolean gsi) {
+        synchronized (placement) {
+            Engine e = gsi ? engineOf(dev.jrxe.transport.Qp.GSI_QPN) : null;
+            e = sameEngine(e, sendCq.binding.get());
+            e = sameEngine(e, recvCq.binding.get());
+            e = sameEngine(e, srq == null ? null : srq.binding.get());
+            if (e == null) {
+                int best = 0;
+                for (int i = 1; i < engines.length; i++) {
+                    if (qpsPerEngine[i] < qpsPerEngine[best]) {
+                        best = i;
+                    }
+                }
+                e = engines[best];
+            }
+            sendCq.binding.bind(e);
+            recvCq.binding.bind(e);
+            if (srq != null) {
+                srq.binding.bind(e);
+            }
+            qpsPerEngine[e.index()]++;
+            return e;
+        }
+    }
+
+    private static Engine sameEngine(Engine a, Engine b) {
+        if (a == null || b == null || a == b) {
+            return a == null ? b : a;
+        }
+        throw VerbsException.einval("the QP's CQs and SRQ are served by different engines (engines "
+            + a.index() + " and " + b.index() + "): QPs that share a CQ or an SRQ share an engine");
+    }
+
+    /** A QP placed by {@link #placeQp} is gone. */
+    void qpLeft(Engine e) {
+        synchronized (placement) {
+            qpsPerEngine[e.index()]--;
+        }
+    }
+
+    /**
+     * Runs {@code action} holding engine 0, then holds each other engine once: when this returns,
+     * no engine is in the middle of an access that began before {@code action} (a window or key
+     * invalidated by it is seen invalid by every access after).
+     */
+    void withEveryEngine(Runnable action) {
+        engine.withEngine(action);
+        for (int i = 1; i < engines.length; i++) {
+            engines[i].withEngine(() -> { });
+        }
     }
 
     /** The device's memory keys (regions) and their ODP counters. */
@@ -542,6 +654,11 @@ public final class Device implements AutoCloseable {
         }
     }
 
+    /** Gives back a {@link #reserveQp} whose QP was refused after all. */
+    void unreserveQp() {
+        liveQps.decrementAndGet();
+    }
+
     void qpCreated(QueuePair qp) {
         qps.put(qp.qpNum(), qp);
     }
@@ -582,6 +699,7 @@ public final class Device implements AutoCloseable {
         return counterView;
     }
 
+    /** Engine 0's transport counters (all of them for a device of one engine; {@link #counters()} sums every engine's). */
     TransportCounters transportCounters() {
         return engine.counters();
     }
@@ -622,13 +740,15 @@ public final class Device implements AutoCloseable {
         if (dev.jrxe.Configuration.dumpCounters()) {
             StringBuilder sb = new StringBuilder(config.name).append(" counters:");
             for (int i = 0; i < TransportCounters.count(); i++) {
-                sb.append(' ').append(TransportCounters.name(i)).append('=').append(engine.counters().get(i));
+                String n = TransportCounters.name(i);
+                sb.append(' ').append(n).append('=').append(counterView.get(n));
             }
-            dev.jrxe.net.LinkCounters l = link.counters();
-            sb.append(" | link tx=").append(l.txPackets()).append(" rx=").append(l.rxPackets());
+            sb.append(" | link tx=").append(counterView.get("link_tx_packets"))
+                .append(" rx=").append(counterView.get("link_rx_packets"));
             for (dev.jrxe.net.DropReason r : dev.jrxe.net.DropReason.values()) {
-                if (l.drops(r) > 0) {
-                    sb.append(" drop_").append(r.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(l.drops(r));
+                long d = counterView.get("link_drop_" + r.name().toLowerCase(java.util.Locale.ROOT));
+                if (d > 0) {
+                    sb.append(" drop_").append(r.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(d);
                 }
             }
             System.err.println(sb);
@@ -642,7 +762,9 @@ public final class Device implements AutoCloseable {
         for (AutoCloseable c : pdChildren) {
             closeQuietly(c);
         }
-        engine.close();
+        for (Engine e : engines) {
+            e.close();
+        }
         // unpin and forget every region, window and indirect key
         keys.deregisterAll();
         for (CompletionQueue cq : cqs) {

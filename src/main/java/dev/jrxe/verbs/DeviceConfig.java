@@ -61,6 +61,7 @@ public final class DeviceConfig {
     int srdMaxPeers = Configuration.srdMaxPeers();
     int maxPayload = Configuration.wireMaxPayload();
     boolean jmx = Configuration.jmx();
+    int engines = Configuration.engines();
 
     /**
      * A configuration for a device named {@code name} on the IPv4 {@code address} (each device
@@ -485,6 +486,23 @@ public final class DeviceConfig {
      */
     public DeviceConfig jmx(boolean register) {
         this.jmx = register;
+        return this;
+    }
+
+    /**
+     * How many engines the device runs ({@code jrxe.engines}, default 1): each has its own socket
+     * on the device's address and port (SO_REUSEPORT), its own progress thread and lock, and
+     * serves the QPs whose numbers the kernel steers to it (DestQP modulo K, a classic-BPF
+     * program). A new QP goes to the engine of its CQs or SRQ when some QP already uses them,
+     * else to the engine with the fewest QPs; QPs that share a CQ or an SRQ therefore share an
+     * engine (give QPs CQs of their own to spread them). More than one needs a native link (not
+     * {@code linkMode("channel")}), no capture file and no injected link.
+     *
+     * @param k engines, 1 to 16
+     * @return this configuration
+     */
+    public DeviceConfig engines(int k) {
+        this.engines = (int) atMost("engines", positive("engines", k), dev.jrxe.net.QpSteering.MAX_ENGINES);
         return this;
     }
 

@@ -29,12 +29,13 @@ public final class DeviceCounters {
     private static final List<String> LINK_NAMES = linkNames();
     private static final List<String> NAMES = allNames();
 
-    private final TransportCounters transport;
-    private final LinkCounters link;
+    /** One of each per engine: a device's count is their sum. */
+    private final TransportCounters[] transport;
+    private final LinkCounters[] link;
 
-    DeviceCounters(TransportCounters transport, LinkCounters link) {
-        this.transport = transport;
-        this.link = link;
+    DeviceCounters(TransportCounters[] transport, LinkCounters[] link) {
+        this.transport = transport.clone();
+        this.link = link.clone();
     }
 
     /** {@return every counter name, in a fixed order (rxe's first); an unmodifiable list, the same for every device} */
@@ -50,27 +51,51 @@ public final class DeviceCounters {
      * @throws IllegalArgumentException when no counter has that name
      */
     public long get(String name) {
-        long v = transport.get(name);
+        long v = transport[0].get(name);
         if (v >= 0) {
+            for (int i = 1; i < transport.length; i++) {
+                v += transport[i].get(name);
+            }
             return v;
         }
-        switch (name) {
-            case "link_tx_packets":
-                return link.txPackets();
-            case "link_rx_packets":
-                return link.rxPackets();
-            case "link_tx_calls":
-                return link.txCalls();
-            case "link_rx_calls":
-                return link.rxCalls();
-            default:
+        java.util.function.ToLongFunction<LinkCounters> f = switch (name) {
+            case "link_tx_packets" -> LinkCounters::txPackets;
+            case "link_rx_packets" -> LinkCounters::rxPackets;
+            case "link_tx_calls" -> LinkCounters::txCalls;
+            case "link_rx_calls" -> LinkCounters::rxCalls;
+            default -> {
                 for (DropReason r : DropReason.values()) {
                     if (name.equals(dropName(r))) {
-                        return link.drops(r);
+                        yield c -> c.drops(r);
                     }
                 }
                 throw new IllegalArgumentException("no counter named " + name + "; names(): " + NAMES);
+            }
+        };
+        return sum(link, f);
+    }
+
+    /** The sum of {@code f} over every engine's link counters (what the MBean reads too). */
+    static long sum(LinkCounters[] links, java.util.function.ToLongFunction<LinkCounters> f) {
+        long v = 0;
+        for (LinkCounters c : links) {
+            v += f.applyAsLong(c);
         }
+        return v;
+    }
+
+    /** Every engine's link counters. */
+    LinkCounters[] links() {
+        return link.clone();
+    }
+
+    /** The sum over engines of transport counter {@code i}. */
+    long transport(int i) {
+        long v = 0;
+        for (TransportCounters t : transport) {
+            v += t.get(i);
+        }
+        return v;
     }
 
     /** {@return every counter's value now, by name, in {@link #names()} order, as an unmodifiable map} */

@@ -36,20 +36,20 @@ final class DeviceMBean implements DynamicMBean {
     private final MBeanInfo info;
 
     DeviceMBean(Device dev) {
-        TransportCounters t = dev.transportCounters();
+        DeviceCounters counters = dev.counters(); // every engine's, summed
         for (int i = 0; i < TransportCounters.count(); i++) {
             int c = i;
-            attributes.put(TransportCounters.name(i), () -> t.get(c));
+            attributes.put(TransportCounters.name(i), () -> counters.transport(c));
         }
-        LinkCounters l = dev.link().counters();
-        attributes.put("link_tx_packets", l::txPackets);
-        attributes.put("link_rx_packets", l::rxPackets);
-        attributes.put("link_tx_bytes", l::txBytes);
-        attributes.put("link_rx_bytes", l::rxBytes);
-        attributes.put("link_tx_calls", l::txCalls);
-        attributes.put("link_rx_calls", l::rxCalls);
+        LinkCounters[] l = counters.links();
+        attributes.put("link_tx_packets", () -> DeviceCounters.sum(l, LinkCounters::txPackets));
+        attributes.put("link_rx_packets", () -> DeviceCounters.sum(l, LinkCounters::rxPackets));
+        attributes.put("link_tx_bytes", () -> DeviceCounters.sum(l, LinkCounters::txBytes));
+        attributes.put("link_rx_bytes", () -> DeviceCounters.sum(l, LinkCounters::rxBytes));
+        attributes.put("link_tx_calls", () -> DeviceCounters.sum(l, LinkCounters::txCalls));
+        attributes.put("link_rx_calls", () -> DeviceCounters.sum(l, LinkCounters::rxCalls));
         for (DropReason r : DropReason.values()) {
-            attributes.put("drop_" + r.name().toLowerCase(Locale.ROOT), () -> l.drops(r));
+            attributes.put("drop_" + r.name().toLowerCase(Locale.ROOT), () -> DeviceCounters.sum(l, c -> c.drops(r)));
         }
         for (String name : dev.keys().counters().snapshot().keySet()) {
             attributes.put("memory_" + name, () -> dev.keys().counters().snapshot().get(name));

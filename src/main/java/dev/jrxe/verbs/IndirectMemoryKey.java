@@ -97,7 +97,7 @@ public final class IndirectMemoryKey implements AutoCloseable {
             return;
         }
         closed = true;
-        pd.device().engine().withEngine(() -> {
+        pd.device().withEveryEngine(() -> {
             if (!key.destroyed()) {
                 IndirectKeys.destroy(key);
             }

@@ -14,7 +14,45 @@ final class LinkFactory {
     private LinkFactory() {
     }
 
+    /** The device's links, one per engine ({@link DeviceConfig#engines}). */
+    static Link[] openAll(DeviceConfig c) {
+        if (c.engines == 1) {
+            return new Link[] {open(c)};
+        }
+        if (c.pcap != null) {
+            throw VerbsException.einval("a capture file needs a device of one engine (engines " + c.engines + ")");
+        }
+        if (c.detached) {
+            Link[] links = new Link[c.engines];
+            for (int i = 0; i < links.length; i++) {
+                links[i] = open(c);
+            }
+            return links;
+        }
+        LinkConfig config = builder(c).engines(c.engines).build();
+        if (Links.resolve(config.mode()) == LinkMode.CHANNEL) {
+            throw VerbsException.einval("engines " + c.engines + " need a native link (MMSG or GSO), not CHANNEL");
+        }
+        try {
+            return Links.openGroup(config, IcrcSealer::new);
+        } catch (IOException e) {
+            throw failure(c, e);
+        }
+    }
+
     static Link open(DeviceConfig c) {
+        LinkConfig.Builder b = builder(c);
+        if (c.detached) {
+            return Links.detached(b.build());
+        }
+        try {
+            return Links.open(b.build(), new IcrcSealer());
+        } catch (IOException e) {
+            throw failure(c, e);
+        }
+    }
+
+    private static LinkConfig.Builder builder(DeviceConfig c) {
         LinkConfig.Builder b = LinkConfig.builder(c.address).port(c.udpPort);
         if (c.linkBatch > 0) {
             b.batch(c.linkBatch);
@@ -43,29 +81,29 @@ final class LinkFactory {
                 c.corruptRate, c.faultSeed);
             b.txFaults(f);
         }
-        if (c.detached) {
-            return Links.detached(b.build());
-        }
-        try {
-            return Links.open(b.build(), new IcrcSealer());
-        } catch (java.net.BindException e) {
+        return b;
+    }
+
+    /** The errno a failure to open a link stands for, with words a user can act on. */
+    private static VerbsException failure(DeviceConfig c, IOException failure) {
+        if (failure instanceof java.net.BindException e) {
             // NativeLink names the errno, ChannelLink carries the JDK's words for it
             String m = String.valueOf(e.getMessage());
             String where = "cannot bind " + c.address.getHostAddress() + ":" + c.udpPort + ": ";
             if (m.contains("EADDRINUSE") || m.contains("already in use")) {
-                throw new VerbsException(Errno.EADDRINUSE, where + "in use");
+                return new VerbsException(Errno.EADDRINUSE, where + "in use");
             }
             if (m.contains("EADDRNOTAVAIL") || m.contains("assign requested")) {
-                throw new VerbsException(Errno.EADDRNOTAVAIL, where + "not an address of this machine");
+                return new VerbsException(Errno.EADDRNOTAVAIL, where + "not an address of this machine");
             }
-            throw new VerbsException(Errno.EIO, where + m);
-        } catch (java.nio.file.FileSystemException e) {
+            return new VerbsException(Errno.EIO, where + m);
+        }
+        if (failure instanceof java.nio.file.FileSystemException e) {
             // the capture file, not the socket: say so (a NoSuchFileException's message is the bare path)
             String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName().replace("Exception", "");
-            throw new VerbsException(Errno.EIO, "cannot write the capture " + e.getFile() + ": " + why);
-        } catch (IOException e) {
-            throw new VerbsException(Errno.EIO, "cannot open the link on "
-                + c.address.getHostAddress() + ":" + c.udpPort + ": " + e.getMessage());
+            return new VerbsException(Errno.EIO, "cannot write the capture " + e.getFile() + ": " + why);
         }
+        return new VerbsException(Errno.EIO, "cannot open the link on "
+            + c.address.getHostAddress() + ":" + c.udpPort + ": " + failure.getMessage());
     }
 }

@@ -114,7 +114,7 @@ public final class MemoryWindow implements AutoCloseable {
         }
         closed = true;
         // holding the engine: no access through the window is half done when this returns
-        pd.device().engine().withEngine(() -> {
+        pd.device().withEveryEngine(() -> {
             if (window.state() != dev.jrxe.memory.MemoryWindow.INVALID) {
                 MemoryWindows.dealloc(window);
             }

@@ -194,7 +194,7 @@ public final class ProtectionDomain implements AutoCloseable {
             throw VerbsException.einval("QP1 is a UD QP");
         }
         synchronized (device) {
-            if (device.engine().hasGsi()) {
+            if (device.engineOf(dev.jrxe.transport.Qp.GSI_QPN).hasGsi()) {
                 throw new VerbsException(dev.jrxe.ib.Errno.EBUSY, "the device has its QP1 already");
             }
             return new QueuePair(this, attr, true);

@@ -155,7 +155,7 @@ public final class QpEx {
             close();
         }
         if (count > 0) {
-            qp.device().engine().kick();
+            qp.engine().kick();
         }
     }
 

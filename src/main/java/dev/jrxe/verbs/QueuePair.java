@@ -53,6 +53,8 @@ public final class QueuePair implements AutoCloseable {
     private final ProtectionDomain pd;
     private final Device device;
     private final Qp qp;
+    /** The device's engine that serves this QP ({@link Device#placeQp}). */
+    private final dev.jrxe.transport.Engine engine;
     private final int type;
     private final QpCap cap;
     private final CompletionQueue sendCq;
@@ -130,6 +132,13 @@ public final class QueuePair implements AutoCloseable {
         }
         try {
             device.reserveQp();
+            try {
+                // the engine that serves it (and produces its CQs' completions); EINVAL when they disagree
+                this.engine = device.placeQp(sendCq, recvCq, srq, gsi);
+            } catch (RuntimeException e) {
+                device.unreserveQp();
+                throw e;
+            }
         } catch (RuntimeException e) {
             if (srq != null) {
                 srq.users.decrementAndGet();
@@ -139,7 +148,7 @@ public final class QueuePair implements AutoCloseable {
         SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
         // with an SRQ the QP has no receive queue of its own (rdma-core ignores max_recv_wr then)
         RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
-        this.qp = new Qp(device.engine(), type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
+        this.qp = new Qp(engine, type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
             sendCq.ring(), recvCq.ring(),
             init.sqSigAll, arena, gsi);
         if (type == QpType.UD) {
@@ -152,7 +161,7 @@ public final class QueuePair implements AutoCloseable {
                 qp.srcPort = Qp.GSI_SOURCE_PORT;
                 qp.qkey = GSI_QKEY;
             }
-            device.engine().holdSourcePort(qp, qp.srcPort);
+            engine.holdSourcePort(qp, qp.srcPort);
         }
         if (type == QpType.DRIVER) {
             QpControl.srdSetup(qp, Mtu.bytes(device.activeMtu()), device.udpPort(),
@@ -163,7 +172,12 @@ public final class QueuePair implements AutoCloseable {
         sendCq.users.incrementAndGet();
         recvCq.users.incrementAndGet();
         device.qpCreated(this);
-        device.engine().register(qp);
+        engine.register(qp);
+    }
+
+    /** The engine that serves this QP. */
+    dev.jrxe.transport.Engine engine() {
+        return engine;
     }
 
     /** IllegalStateException once the QP, or its device, is closed. */
@@ -243,7 +257,7 @@ public final class QueuePair implements AutoCloseable {
      */
     public void modify(QpAttr attr, int mask) {
         ensureUsable();
-        device.engine().withEngine(() -> {
+        engine.withEngine(() -> {
             int cur = qp.state();
             int next = (mask & QpAttrMask.STATE) != 0 ? attr.qpState : cur;
             if ((mask & QpAttrMask.CUR_STATE) != 0 && attr.curQpState != cur) {
@@ -453,7 +467,7 @@ public final class QueuePair implements AutoCloseable {
         } finally {
             sqLock.unlock();
             if (posted > 0) {
-                device.engine().kick();
+                engine.kick();
             }
         }
     }
@@ -497,7 +511,7 @@ public final class QueuePair implements AutoCloseable {
         } finally {
             sqLock.unlock();
             if (posted > 0) {
-                device.engine().kick();
+                engine.kick();
             }
         }
         return err;
@@ -859,7 +873,7 @@ public final class QueuePair implements AutoCloseable {
             }
         }
         if (qp.state() == QpState.ERR) {
-            device.engine().kick();
+            engine.kick();
         }
         return bad;
     }
@@ -881,7 +895,7 @@ public final class QueuePair implements AutoCloseable {
     public void attachMcast(Gid gid, int lid) {
         ensureUsable();
         int group = multicastGroup(gid);
-        dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
+        dev.jrxe.transport.MulticastGroups groups = engine.multicast();
         synchronized (groups) {
             boolean fresh = !groups.has(group);
             int r = groups.attach(qp, group);
@@ -889,7 +903,7 @@ public final class QueuePair implements AutoCloseable {
                 throw new VerbsException(r, "attach_mcast " + gid);
             }
             if (fresh) {
-                int j = device.link().joinMulticast(group);
+                int j = engine.link().joinMulticast(group);
                 if (j != 0) {
                     groups.detach(qp, group);
                     throw new VerbsException(-j, "the link cannot join " + gid + ": " + Errno.name(-j));
@@ -910,14 +924,14 @@ public final class QueuePair implements AutoCloseable {
     public void detachMcast(Gid gid, int lid) {
         ensureUsable();
         int group = multicastGroup(gid);
-        dev.jrxe.transport.MulticastGroups groups = device.engine().multicast();
+        dev.jrxe.transport.MulticastGroups groups = engine.multicast();
         synchronized (groups) {
             int r = groups.detach(qp, group);
             if (r != 0) {
                 throw new VerbsException(r, "QP 0x" + Integer.toHexString(qp.qpn) + " is not attached to " + gid);
             }
             if (!groups.has(group)) {
-                device.link().leaveMulticast(group);
+                engine.link().leaveMulticast(group);
             }
         }
     }
@@ -975,13 +989,14 @@ public final class QueuePair implements AutoCloseable {
         if (closed) {
             return;
         }
-        if (!device.isClosed() && device.engine().multicast().attached(qp)) {
+        if (!device.isClosed() && engine.multicast().attached(qp)) {
             // uverbs: a QP still attached to a multicast group cannot be destroyed
             throw new VerbsException(Errno.EBUSY, "QP 0x" + Integer.toHexString(qp.qpn)
                 + " is attached to a multicast group (detach_mcast first)");
         }
         closed = true;
-        device.engine().withEngine(() -> device.engine().unregister(qp));
+        engine.withEngine(() -> engine.unregister(qp));
+        device.qpLeft(engine);
         sendCq.users.decrementAndGet();
         recvCq.users.decrementAndGet();
         if (srq != null) {

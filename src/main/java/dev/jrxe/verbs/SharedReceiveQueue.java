@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  *
  * <p>Thread safe: {@link #postRecv} serializes on the SRQ (several threads may post), the engine
- * consumes WQEs concurrently, and {@link #modify}, {@link #query} and {@link #close} may be
+ * consumes WQEs concurrently (one engine: every QP of an SRQ joins the same one), and {@link #modify}, {@link #query} and {@link #close} may be
  * called from any thread.
  */
 public final class SharedReceiveQueue implements AutoCloseable {
@@ -35,6 +35,8 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final int maxSge;
     final AtomicInteger users = new AtomicInteger();
     private boolean closed;
+    /** The engine whose QPs consume this SRQ (bound when the first QP using it is created). */
+    final EngineBinding binding = new EngineBinding();
 
     /**
      * {@code struct ibv_srq_attr}: the sizes and limit of an SRQ, for {@link ProtectionDomain#createSrq},

@@ -38,4 +38,37 @@ class QpNumbersTest {
         QpNumbers n = new QpNumbers();
         assertThat(n.qpn(2) - n.qpn(1)).isNotEqualTo(1);
     }
+
+    @Test
+    void shouldKeepEveryQpnOfAnEngineInItsClassModuloTheEngineCount() {
+        for (int k : new int[] {2, 3, 4, 16}) {
+            Set<Integer> all = new HashSet<>();
+            for (int r = 0; r < k; r++) {
+                QpNumbers n = new QpNumbers(r, k, 7);
+                for (int slot = 1; slot <= 20_000; slot++) {
+                    int qpn = n.qpn(slot);
+                    assertThat(qpn % k).as("K=%d engine %d slot %d", k, r, slot).isEqualTo(r);
+                    assertThat(qpn).isBetween(QpNumbers.FIRST_QPN, QpNumbers.MULTICAST_QPN - 1);
+                    assertThat(n.slot(qpn)).isEqualTo(slot);
+                    // no two engines of a device ever hand out the same QPN
+                    assertThat(all.add(qpn)).isTrue();
+                    // another engine's QPN is not a slot here (the lookup then finds no QP)
+                    assertThat(n.slot(qpn + 1 == QpNumbers.MULTICAST_QPN ? qpn - 1 : qpn + 1)).isEqualTo(-1);
+                }
+                // the last fresh slot still maps inside the QPN space
+                int last = (1 << 20) - 16;
+                assertThat(n.slot(n.qpn(last))).isEqualTo(last);
+                assertThat(n.qpn(last) % k).isEqualTo(r);
+            }
+        }
+    }
+
+    @Test
+    void shouldNumberAsBeforeWithOneEngine() {
+        QpNumbers one = new QpNumbers(0, 1, 42);
+        QpNumbers before = new QpNumbers(42);
+        for (int slot = 1; slot <= 1000; slot++) {
+            assertThat(one.qpn(slot)).isEqualTo(before.qpn(slot));
+        }
+    }
 }
