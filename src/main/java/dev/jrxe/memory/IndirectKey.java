@@ -47,6 +47,8 @@ public final class IndirectKey implements MemoryKey {
      * address {@code addr[i]}, advancing {@code stride[i]} per repeat.
      */
     final class Layout implements MemoryKey {
+        /** Accesses running through this layout: an invalidation waits for them. */
+        final InFlight inFlight = new InFlight();
         final int access;
         final long length;
         final Region[] regions;
@@ -261,6 +263,72 @@ public final class IndirectKey implements MemoryKey {
         return checkAll(layout, pd, requiredAccess, va, len);
     }
 
+    /** {@link #moveUnguarded} counted in {@code l}'s accesses and refused once {@code l} is no longer the key's layout. */
+    private int move(Layout l, int pd, int requiredAccess, long va, MemorySegment seg, long segOffset, long len,
+                     boolean toKey) {
+        if (l == null) {
+            return MemStatus.INVALID_STATE;
+        }
+        l.inFlight.enter();
+        try {
+            return layout != l ? MemStatus.INVALID_STATE : moveUnguarded(l, pd, requiredAccess, va, seg, segOffset, len, toKey);
+        } finally {
+            l.inFlight.exit();
+        }
+    }
+
+    /** {@link #casUnguarded} counted in {@code l}'s accesses and refused once {@code l} is no longer the key's layout. */
+    private int cas(Layout l, int pd, int requiredAccess, long va, long compare, long swap, long[] original) {
+        if (l == null) {
+            return MemStatus.INVALID_STATE;
+        }
+        l.inFlight.enter();
+        try {
+            return layout != l ? MemStatus.INVALID_STATE : casUnguarded(l, pd, requiredAccess, va, compare, swap, original);
+        } finally {
+            l.inFlight.exit();
+        }
+    }
+
+    /** {@link #faaUnguarded} counted in {@code l}'s accesses and refused once {@code l} is no longer the key's layout. */
+    private int faa(Layout l, int pd, int requiredAccess, long va, long add, long[] original) {
+        if (l == null) {
+            return MemStatus.INVALID_STATE;
+        }
+        l.inFlight.enter();
+        try {
+            return layout != l ? MemStatus.INVALID_STATE : faaUnguarded(l, pd, requiredAccess, va, add, original);
+        } finally {
+            l.inFlight.exit();
+        }
+    }
+
+    /** {@link #storeUnguarded} counted in {@code l}'s accesses and refused once {@code l} is no longer the key's layout. */
+    private int store(Layout l, int pd, int requiredAccess, long va, long value) {
+        if (l == null) {
+            return MemStatus.INVALID_STATE;
+        }
+        l.inFlight.enter();
+        try {
+            return layout != l ? MemStatus.INVALID_STATE : storeUnguarded(l, pd, requiredAccess, va, value);
+        } finally {
+            l.inFlight.exit();
+        }
+    }
+
+    /** {@link #noFlushUnguarded} counted in {@code l}'s accesses and refused once {@code l} is no longer the key's layout. */
+    private int noFlush(Layout l, int pd, int requiredAccess, long va, long len) {
+        if (l == null) {
+            return MemStatus.INVALID_STATE;
+        }
+        l.inFlight.enter();
+        try {
+            return layout != l ? MemStatus.INVALID_STATE : noFlushUnguarded(l, pd, requiredAccess, va, len);
+        } finally {
+            l.inFlight.exit();
+        }
+    }
+
     private int checkAll(Layout l, int pd, int requiredAccess, long va, long len) {
         int st = check(l, pd, requiredAccess, va, len);
         if (st != MemStatus.OK) {
@@ -285,7 +353,7 @@ public final class IndirectKey implements MemoryKey {
         return move(layout, pd, requiredAccess, va, src, srcOffset, len, true);
     }
 
-    private int move(Layout l, int pd, int requiredAccess, long va, MemorySegment seg, long segOffset, long len,
+    private int moveUnguarded(Layout l, int pd, int requiredAccess, long va, MemorySegment seg, long segOffset, long len,
                      boolean toKey) {
         int st = check(l, pd, requiredAccess, va, len);
         if (st != MemStatus.OK) {
@@ -325,7 +393,7 @@ public final class IndirectKey implements MemoryKey {
         return cas(layout, pd, requiredAccess, va, compare, swap, original);
     }
 
-    private int cas(Layout l, int pd, int requiredAccess, long va, long compare, long swap, long[] original) {
+    private int casUnguarded(Layout l, int pd, int requiredAccess, long va, long compare, long swap, long[] original) {
         int st = check(l, pd, requiredAccess, va, 8);
         int e = st == MemStatus.OK ? atomicEntry(l, va) : -1;
         if (st != MemStatus.OK || e < 0) {
@@ -341,7 +409,7 @@ public final class IndirectKey implements MemoryKey {
         return faa(layout, pd, requiredAccess, va, add, original);
     }
 
-    private int faa(Layout l, int pd, int requiredAccess, long va, long add, long[] original) {
+    private int faaUnguarded(Layout l, int pd, int requiredAccess, long va, long add, long[] original) {
         int st = check(l, pd, requiredAccess, va, 8);
         int e = st == MemStatus.OK ? atomicEntry(l, va) : -1;
         if (st != MemStatus.OK || e < 0) {
@@ -356,7 +424,7 @@ public final class IndirectKey implements MemoryKey {
         return store(layout, pd, requiredAccess, va, value);
     }
 
-    private int store(Layout l, int pd, int requiredAccess, long va, long value) {
+    private int storeUnguarded(Layout l, int pd, int requiredAccess, long va, long value) {
         int st = check(l, pd, requiredAccess, va, 8);
         int e = st == MemStatus.OK ? atomicEntry(l, va) : -1;
         if (st != MemStatus.OK || e < 0) {
@@ -372,7 +440,7 @@ public final class IndirectKey implements MemoryKey {
         return noFlush(layout, pd, requiredAccess, va, len);
     }
 
-    private int noFlush(Layout l, int pd, int requiredAccess, long va, long len) {
+    private int noFlushUnguarded(Layout l, int pd, int requiredAccess, long va, long len) {
         int st = check(l, pd, requiredAccess, va, len);
         return st != MemStatus.OK ? st : MemStatus.ACCESS_DENIED;
     }

@@ -131,6 +131,7 @@ public final class IndirectKeys {
                 return Errno.EINVAL;
             }
             k.setLayout(null);
+            l.inFlight.awaitQuiet(); // no access through the old layout is still landing
             release(l.regions, l.regions.length);
             return 0;
         }
@@ -146,6 +147,7 @@ public final class IndirectKeys {
             IndirectKey.Layout l = k.layout();
             k.setLayout(null);
             if (l != null) {
+                l.inFlight.awaitQuiet();
                 release(l.regions, l.regions.length);
             }
             k.table().free(k.key());

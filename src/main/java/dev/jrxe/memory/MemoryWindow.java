@@ -56,6 +56,8 @@ public final class MemoryWindow implements MemoryKey {
         final boolean zeroBased;
         final long qpToken;
         final int boundKey;
+        /** Accesses running through this binding: an invalidation waits for them. */
+        final InFlight inFlight = new InFlight();
 
         Binding(Region mr, long mrStart, long length, int access, long qpToken, int boundKey) {
             this.mr = mr;
@@ -123,39 +125,69 @@ public final class MemoryWindow implements MemoryKey {
 
         @Override
         public int read(int pd, int requiredAccess, long va, MemorySegment dst, long dstOffset, long len) {
-            int st = check(pd, requiredAccess, va, len);
-            return st != MemStatus.OK ? st : mr.translation().read(toMr(va), dst, dstOffset, len);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, len);
+                return st != MemStatus.OK ? st : mr.translation().read(toMr(va), dst, dstOffset, len);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override
         public int write(int pd, int requiredAccess, long va, MemorySegment src, long srcOffset, long len) {
-            int st = check(pd, requiredAccess, va, len);
-            return st != MemStatus.OK ? st : mr.translation().write(toMr(va), src, srcOffset, len);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, len);
+                return st != MemStatus.OK ? st : mr.translation().write(toMr(va), src, srcOffset, len);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override
         public int compareAndSwap(int pd, int requiredAccess, long va, long compare, long swap, long[] original) {
-            int st = check(pd, requiredAccess, va, 8);
-            return st != MemStatus.OK ? st : mr.translation().compareAndSwap(toMr(va), compare, swap, original);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, 8);
+                return st != MemStatus.OK ? st : mr.translation().compareAndSwap(toMr(va), compare, swap, original);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override
         public int fetchAndAdd(int pd, int requiredAccess, long va, long add, long[] original) {
-            int st = check(pd, requiredAccess, va, 8);
-            return st != MemStatus.OK ? st : mr.translation().fetchAndAdd(toMr(va), add, original);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, 8);
+                return st != MemStatus.OK ? st : mr.translation().fetchAndAdd(toMr(va), add, original);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override
         public int atomicWrite(int pd, int requiredAccess, long va, long value) {
-            int st = check(pd, requiredAccess, va, 8);
-            return st != MemStatus.OK ? st : mr.translation().atomicWrite(toMr(va), value);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, 8);
+                return st != MemStatus.OK ? st : mr.translation().atomicWrite(toMr(va), value);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override
         public int flush(int pd, int requiredAccess, long va, long len) {
-            int st = check(pd, requiredAccess, va, len);
-            return st != MemStatus.OK ? st
-                : mr.translation().flush(toMr(va), len, (requiredAccess & Access.FLUSH_PERSISTENT) != 0);
+            inFlight.enter();
+            try {
+                int st = check(pd, requiredAccess, va, len);
+                return st != MemStatus.OK ? st
+                    : mr.translation().flush(toMr(va), len, (requiredAccess & Access.FLUSH_PERSISTENT) != 0);
+            } finally {
+                inFlight.exit();
+            }
         }
 
         @Override

@@ -145,8 +145,10 @@ public final class MemoryWindows {
         }
     }
 
+    /** Releases a binding made stale: waits for the accesses still running through it, then frees its hold on the region. */
     private static void release(MemoryWindow.Binding b) {
         if (b != null) {
+            b.inFlight.awaitQuiet();
             synchronized (b.mr) {
                 b.mr.keyHolds--;
             }

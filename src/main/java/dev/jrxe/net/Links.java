@@ -49,6 +49,18 @@ public final class Links {
      */
     public static Link[] openGroup(LinkConfig config, java.util.function.Supplier<DatagramSealer> sealers)
             throws IOException {
+        // one group at a time in this process: two groups opening at once could both pass the
+        // probe and end up as one (another process of the same user still could: the kernel
+        // admits any socket of the same user to a reuseport group)
+        synchronized (GROUPS) {
+            return openGroupAlone(config, sealers);
+        }
+    }
+
+    private static final Object GROUPS = new Object();
+
+    private static Link[] openGroupAlone(LinkConfig config, java.util.function.Supplier<DatagramSealer> sealers)
+            throws IOException {
         int k = config.engines();
         LinkConfig solo = new LinkConfig(config.address(), config.port(), config.mode(), config.batch(),
                 config.maxDatagram(), config.sendBufferBytes(), config.receiveBufferBytes(), config.pcap(),

@@ -96,7 +96,9 @@ final class NativeLink extends AbstractLink {
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
         this.gso = mode == LinkMode.GSO;
-        this.gro = gso;
+        // A device of several engines takes no GRO: a NIC's GRO merges datagrams of one UDP flow
+        // whatever their DestQP, and the kernel would steer the merged batch whole to one engine.
+        this.gro = gso && config.engines() == 1;
         this.noCheck = mode == LinkMode.MMSG;
         int sock = -1;
         int efd = -1;
@@ -214,8 +216,9 @@ final class NativeLink extends AbstractLink {
                     java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(addr) : addr,
                     "IP_MULTICAST_IF");
             int engines = config.engines();
-            if (engines > 1 && port == config.port()) {
-                // one socket of the device's group: the kernel picks it by DestQP (QpSteering)
+            if (engines > 1) {
+                // the device's port: one socket of its group, picked by DestQP (QpSteering); a QP's
+                // source port: each engine whose QPs hash to it sends from a socket of its own
                 option(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT, 1, "SO_REUSEPORT");
             }
             MemorySegment sa = scratch;

@@ -19,8 +19,8 @@ import picocli.CommandLine.Parameters;
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC and UC; one run or, with
  * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (WRITE, READ, atomics); {@code --csv}/{@code --svg}
- * write the rows and a chart. Not yet: -D for SEND and latency, -b bidirectional, -R/-z rdma_cm, UD,
- * --cpu_util, -e events.
+ * write the rows and a chart; {@code --cpu_util} with -D; jrxe's {@code --engines K}. Not yet: -D for
+ * SEND and latency, -b bidirectional, -R/-z rdma_cm, UD, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -137,6 +137,14 @@ final class PerftestCommand implements Callable<Integer> {
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 
+    @Option(names = "--cpu_util", description = "show the CPUs' utilization over the measured seconds (/proc/stat, all CPUs; with -D)")
+    boolean cpuUtil;
+
+    @Option(names = "--engines", paramLabel = "K", defaultValue = "1",
+        description = "jrxe: engines of the local device (default ${DEFAULT-VALUE}): each a socket, progress thread and "
+            + "lock of its own, QP i on engine i %% K with a CQ of its own; with -D, one polling thread per engine")
+    int engines;
+
     PerftestCommand(PerftestTest test) {
         this.test = test;
     }
@@ -188,6 +196,8 @@ final class PerftestCommand implements Callable<Integer> {
             mod = postList;
         }
         Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
+        Converters.require(spec, engines >= 1 && engines <= 16, "--engines is 1 to 16, not " + engines);
+        Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
         Converters.require(spec, duration == null || test.bw && test.verb != PerftestTest.Verb.SEND,
             "-D runs the write, read and atomic BW tests (jrxe's perftest has no duration mode for the others yet)");
         Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
@@ -209,7 +219,7 @@ final class PerftestCommand implements Callable<Integer> {
         }
         try (PerftestOob oob = client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
             : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000)) {
-            DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort);
+            DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
             int maxSize = sizes.get(sizes.size() - 1);
             // the port's MTU first (opening the device tells it), then the peer's if smaller
             int wanted;
@@ -319,7 +329,7 @@ final class PerftestCommand implements Callable<Integer> {
         throws IOException {
         boolean send = test.verb == PerftestTest.Verb.SEND;
         if (test.bw) {
-            PerftestOutput.bwHeader(out, gbits);
+            PerftestOutput.bwHeader(out, gbits, cpuUtil);
         } else if (client || test.verb != PerftestTest.Verb.READ) {
             PerftestOutput.latHeader(out);
         }
@@ -333,18 +343,21 @@ final class PerftestCommand implements Callable<Integer> {
                 oob.handshake(run.mine[0]);
             }
             if (test.bw && !send) {
+                // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start)
+                PerftestCpuUtil cpu = cpuUtil ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
+                    System.nanoTime() + duration * 1_250_000_000L) : null;
                 if (client) {
                     PerftestOob.Report mine = duration != null
                         ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
                         : run.bwClient(s, gbits);
                     oob.handshake(run.mine[0]);
                     oob.reports(mine);
-                    PerftestOutput.bwRow(out, mine);
+                    PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
                     point(mine);
                 } else {
                     oob.handshake(run.mine[0]); // blocks until the client is done
                     PerftestOob.Report theirs = oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0));
-                    PerftestOutput.bwRow(out, theirs);
+                    PerftestOutput.bwRow(out, theirs, cpu == null ? Double.NaN : cpu.percent());
                     point(theirs);
                 }
             } else if (send && test.bw) {

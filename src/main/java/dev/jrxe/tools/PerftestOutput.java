@@ -85,13 +85,28 @@ final class PerftestOutput {
     }
 
     static void bwHeader(PrintWriter o, boolean gbits) {
+        bwHeader(o, gbits, false);
+    }
+
+    /** The BW table's header; {@code cpuUtil}: with perftest's {@code CPU_Util[%]} column (--cpu_util). */
+    static void bwHeader(PrintWriter o, boolean gbits, boolean cpuUtil) {
         String unit = gbits ? "Gb/sec" : "MB/sec";
-        o.printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]%n", unit, unit);
+        o.printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]%s%n", unit, unit,
+            cpuUtil ? "    CPU_Util[%]" : "");
     }
 
     static void bwRow(PrintWriter o, PerftestOob.Report r) {
-        o.printf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f%n", r.size(), r.iters(), r.bwPeak(),
+        bwRow(o, r, Double.NaN);
+    }
+
+    /** A BW row; a CPU utilization that is not NaN goes in the CPU_Util column, as perftest prints it. */
+    static void bwRow(PrintWriter o, PerftestOob.Report r, double cpuUtil) {
+        o.printf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
             r.bwAvg(), r.msgRate());
+        if (!Double.isNaN(cpuUtil)) {
+            o.printf("\t    %-3.2f", cpuUtil);
+        }
+        o.printf("%n");
     }
 
     /** Bytes per second in the table's unit: MB = 2^20 bytes, or Gb/s at 1.25e8 bytes per Gb/s. */

@@ -46,7 +46,10 @@ final class PerftestRun implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment buf;
     private final MemoryRegion mr;
-    private final CompletionQueue cq;
+    /** One CQ per engine of the device: QP i completes on {@code cqs[i % cqs.length]}, on engine i % K. */
+    private final CompletionQueue[] cqs;
+    /** The CQ the next {@link #poll} looks at first (they take turns). */
+    private int nextCq;
     final QueuePair[] qps;
     final PerftestRecord[] mine;
     private PerftestRecord[] remote;
@@ -70,11 +73,17 @@ final class PerftestRun implements AutoCloseable {
             this.mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                 | Access.REMOTE_ATOMIC);
             int depth = p.txDepth() + (p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1);
-            this.cq = d.createCq(Math.min(32767, depth * p.qps() + 16));
+            // a CQ per engine: QPs that share a CQ share an engine, so this spreads them
+            this.cqs = new CompletionQueue[Math.min(d.engines(), p.qps())];
+            int perCq = (p.qps() + cqs.length - 1) / cqs.length;
+            for (int i = 0; i < cqs.length; i++) {
+                cqs[i] = d.createCq(Math.min(32767, depth * perCq + 16));
+            }
             this.qps = new QueuePair[p.qps()];
             this.mine = new PerftestRecord[p.qps()];
             for (int i = 0; i < p.qps(); i++) {
                 int rx = p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1;
+                CompletionQueue cq = cqs[i % cqs.length];
                 qps[i] = pd.createQp(new QpInitAttr(p.uc() ? QpType.UC : QpType.RC, cq, cq,
                     new QpCap(p.txDepth(), rx, 1, 1, 0)));
                 connector().toInit(qps[i]);
@@ -93,6 +102,19 @@ final class PerftestRun implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /** Polls the CQs in turn from the one after the last that had completions; what the first non-empty one gave. */
+    private int poll(WorkCompletion[] into) {
+        for (int i = 0; i < cqs.length; i++) {
+            int c = nextCq;
+            nextCq = c + 1 == cqs.length ? 0 : c + 1;
+            int got = cqs[c].poll(into);
+            if (got > 0) {
+                return got;
+            }
+        }
+        return 0;
     }
 
     /** INC(s): rounded up to the cache line, at least one line. */
@@ -267,7 +289,7 @@ final class PerftestRun implements AutoCloseable {
                     scnt[q] += count;
                 }
             }
-            int got = cq.poll(wc);
+            int got = poll(wc);
             long now = System.nanoTime();
             if (got == 0) {
                 stalled(now, last);
@@ -306,36 +328,99 @@ final class PerftestRun implements AutoCloseable {
      * another margin, then stops at a signaled request and waits for everything in flight.
      */
     PerftestOob.Report bwClientTimed(int size, long durationNanos, long marginNanos, boolean gbits) throws IOException {
+        long t0 = System.nanoTime();
+        long start = t0 + marginNanos;
+        long end = start + durationNanos;
+        long stop = end + marginNanos;
+        long counted;
+        if (cqs.length == 1) {
+            counted = timedWorker(0, wc, wr, size, start, end, stop);
+        } else {
+            // one thread per engine, each posting to and polling the QPs of its CQ
+            long[] count = new long[cqs.length];
+            IOException[] failure = new IOException[cqs.length];
+            Thread[] threads = new Thread[cqs.length];
+            for (int w = 0; w < cqs.length; w++) {
+                int worker = w;
+                threads[w] = Thread.ofPlatform().name("perftest-engine-" + w).start(() -> {
+                    WorkCompletion[] mine = new WorkCompletion[wc.length];
+                    for (int i = 0; i < mine.length; i++) {
+                        mine[i] = new WorkCompletion();
+                    }
+                    try {
+                        count[worker] = timedWorker(worker, mine, new SendWr(1), size, start, end, stop);
+                    } catch (IOException | RuntimeException e) {
+                        failure[worker] = e instanceof IOException io ? io : new IOException(e.toString(), e);
+                        workersFailed = true; // the others stop too
+                    }
+                });
+            }
+            counted = 0;
+            for (int w = 0; w < cqs.length; w++) {
+                try {
+                    threads[w].join();
+                } catch (InterruptedException e) {
+                    workersFailed = true;
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                }
+                counted += count[w];
+            }
+            for (IOException f : failure) { // every worker has stopped: report the first failure
+                if (f != null && !f.getMessage().equals("another engine's worker failed")) {
+                    throw f;
+                }
+            }
+            for (IOException f : failure) {
+                if (f != null) {
+                    throw f;
+                }
+            }
+        }
+        double seconds = durationNanos / 1e9;
+        return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
+            counted / seconds / 1e6);
+    }
+
+    /**
+     * The timed loop over the QPs of CQ {@code w} (every QP for a device of one engine): posts
+     * until {@code stop}, counting the requests completed between {@code start} and {@code end}.
+     */
+    /** Some worker of a run of several failed: the others give up too. */
+    private volatile boolean workersFailed;
+
+    private long timedWorker(int w, WorkCompletion[] wc, SendWr wr, int size, long start, long end, long stop)
+            throws IOException {
+        CompletionQueue cq = cqs[w];
         int nq = qps.length;
         long[] scnt = new long[nq];
         long[] ccnt = new long[nq];
         long step = step(size);
         long wrap = wrap(size);
         int cqMod = p.cqMod();
-        long t0 = System.nanoTime();
-        long start = t0 + marginNanos;
-        long end = start + durationNanos;
-        long stop = end + marginNanos;
         long counted = 0;
-        long last = t0;
+        long last = System.nanoTime();
         boolean stopping = false;
         while (true) {
             long now = System.nanoTime();
             stopping |= now - stop >= 0;
             boolean drained = stopping;
-            for (int q = 0; q < nq; q++) {
+            for (int q = w; q < nq; q += cqs.length) {
                 // when stopping, post on only up to the next signaled request, so that the last one is
                 while (scnt[q] - ccnt[q] < p.txDepth() && (!stopping || scnt[q] % cqMod != 0)) {
                     long k = scnt[q];
                     boolean signal = (k + 1) % cqMod == 0;
-                    fill(q, size, (k % wrap) * step, signal, ((long) q << 32) | (k & 0xFFFFFFFFL));
+                    fill(wr, q, size, (k % wrap) * step, signal, ((long) q << 32) | (k & 0xFFFFFFFFL));
                     qps[q].postSend(wr);
                     scnt[q]++;
                 }
                 drained &= ccnt[q] == scnt[q] && scnt[q] % cqMod == 0;
             }
             if (drained) {
-                break;
+                return counted;
+            }
+            if (workersFailed) {
+                throw new IOException("another engine's worker failed");
             }
             int got = cq.poll(wc);
             now = System.nanoTime();
@@ -359,9 +444,6 @@ final class PerftestRun implements AutoCloseable {
                 }
             }
         }
-        double seconds = durationNanos / 1e9;
-        return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
-            counted / seconds / 1e6);
     }
 
     private void fill(SendWr wr, int q, int size, long off, boolean signal, long wrId) {
@@ -401,7 +483,7 @@ final class PerftestRun implements AutoCloseable {
         long end = 0;
         long last = System.nanoTime();
         while (received < total) {
-            int got = cq.poll(wc);
+            int got = poll(wc);
             long now = System.nanoTime();
             if (got == 0) {
                 stalled(now, last);
@@ -519,7 +601,7 @@ final class PerftestRun implements AutoCloseable {
                 long t0 = System.nanoTime();
                 boolean got = false;
                 while (!got) {
-                    int k = cq.poll(wc, 1);
+                    int k = cqs[0].poll(wc, 1); // latency tests run QP 0 alone
                     if (k == 0) {
                         if (System.nanoTime() - t0 > STALL_NANOS) {
                             throw new IOException("no SEND from the peer for 10 s (message " + (rcnt + 1) + ")");
@@ -561,7 +643,7 @@ final class PerftestRun implements AutoCloseable {
 
     private WorkCompletion awaitOne() throws IOException {
         long t0 = System.nanoTime();
-        while (cq.poll(wc, 1) == 0) {
+        while (cqs[0].poll(wc, 1) == 0) {
             stalled(System.nanoTime(), t0);
         }
         check(wc[0]);

@@ -248,14 +248,16 @@ public final class CompletionQueue implements AutoCloseable {
             throw VerbsException.einval("cqe " + cqe + " outside 1.." + Device.MAX_CQE);
         }
         boolean[] ok = new boolean[1];
-        engine().withEngine(() -> {
-            lock.lock();
-            try {
-                ok[0] = ringResize(cqe);
-            } finally {
-                lock.unlock();
-            }
-        });
+        synchronized (device.placementLock()) { // no QP binds the CQ to another engine meanwhile
+            engine().withEngine(() -> {
+                lock.lock();
+                try {
+                    ok[0] = ringResize(cqe);
+                } finally {
+                    lock.unlock();
+                }
+            });
+        }
         if (!ok[0]) {
             throw VerbsException.einval("cannot shrink below the completions waiting");
         }

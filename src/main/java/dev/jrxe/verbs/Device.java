@@ -111,7 +111,11 @@ public final class Device implements AutoCloseable {
         dev.jrxe.memory.MemoryConfig memory = config.memory();
         this.keys = config.seed == 0 ? new KeyTable(memory)
             : new KeyTable(memory, new java.util.SplittableRandom(config.seed * 0x9E3779B97F4A7C15L + 1));
-        if (config.link != null && config.engines > 1) {
+        if (config.engines < 1 || config.engines > dev.jrxe.net.QpSteering.MAX_ENGINES) {
+            throw VerbsException.einval("engines " + config.engines + " (jrxe.engines) outside 1.."
+                + dev.jrxe.net.QpSteering.MAX_ENGINES);
+        }
+        if (config.link != null && config.enginesSet && config.engines > 1) {
             throw VerbsException.einval("an injected link serves a device of one engine, not " + config.engines);
         }
         this.links = config.link != null ? new Link[] {config.link} : LinkFactory.openAll(config);
@@ -323,6 +327,11 @@ public final class Device implements AutoCloseable {
      * no engine is in the middle of an access that began before {@code action} (a window or key
      * invalidated by it is seen invalid by every access after).
      */
+    /** What {@link #placeQp} holds: a CQ resize holds it too, so that no QP binds the CQ meanwhile. */
+    Object placementLock() {
+        return placement;
+    }
+
     void withEveryEngine(Runnable action) {
         engine.withEngine(action);
         for (int i = 1; i < engines.length; i++) {

@@ -62,6 +62,8 @@ public final class DeviceConfig {
     int maxPayload = Configuration.wireMaxPayload();
     boolean jmx = Configuration.jmx();
     int engines = Configuration.engines();
+    /** {@link #engines} was called (else an injected link, a simulation's, keeps one engine whatever jrxe.engines says). */
+    boolean enginesSet;
 
     /**
      * A configuration for a device named {@code name} on the IPv4 {@code address} (each device
@@ -503,6 +505,7 @@ public final class DeviceConfig {
      */
     public DeviceConfig engines(int k) {
         this.engines = (int) atMost("engines", positive("engines", k), dev.jrxe.net.QpSteering.MAX_ENGINES);
+        this.enginesSet = true;
         return this;
     }
 

@@ -145,34 +145,50 @@ public final class QueuePair implements AutoCloseable {
             }
             throw e;
         }
-        SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
-        // with an SRQ the QP has no receive queue of its own (rdma-core ignores max_recv_wr then)
-        RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
-        this.qp = new Qp(engine, type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
-            sendCq.ring(), recvCq.ring(),
-            init.sqSigAll, arena, gsi);
-        if (type == QpType.UD) {
-            // a UD QP has no path: messages go at the port's MTU, from rxe's per-QP source port,
-            // to the device UDP port of whoever the address handle names
-            qp.pathMtu = Mtu.bytes(device.activeMtu());
-            qp.srcPort = QpControl.udSourcePort(qp.qpn);
-            qp.destPort = device.udpPort();
-            if (gsi) {
-                qp.srcPort = Qp.GSI_SOURCE_PORT;
-                qp.qkey = GSI_QKEY;
+        Qp made = null;
+        try {
+            SendQueue sq = new SendQueue(cap.maxSendWr, cap.maxSendSge, cap.maxInlineData, arena);
+            // with an SRQ the QP has no receive queue of its own (rdma-core ignores max_recv_wr then)
+            RecvQueue rq = srq == null ? new RecvQueue(cap.maxRecvWr, cap.maxRecvSge) : null;
+            this.qp = made = new Qp(engine, type, pd.handle(), sq, rq, srq == null ? null : srq.queue(),
+                sendCq.ring(), recvCq.ring(),
+                init.sqSigAll, arena, gsi);
+            if (type == QpType.UD) {
+                // a UD QP has no path: messages go at the port's MTU, from rxe's per-QP source port,
+                // to the device UDP port of whoever the address handle names
+                qp.pathMtu = Mtu.bytes(device.activeMtu());
+                qp.srcPort = QpControl.udSourcePort(qp.qpn);
+                qp.destPort = device.udpPort();
+                if (gsi) {
+                    qp.srcPort = Qp.GSI_SOURCE_PORT;
+                    qp.qkey = GSI_QKEY;
+                }
+                engine.holdSourcePort(qp, qp.srcPort);
             }
-            engine.holdSourcePort(qp, qp.srcPort);
+            if (type == QpType.DRIVER) {
+                QpControl.srdSetup(qp, Mtu.bytes(device.activeMtu()), device.udpPort(),
+                    (srdFlags & SrdDv.UNSOLICITED_WRITE_RECV) != 0);
+            }
+            this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
+                ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
+            engine.register(qp);
+            sendCq.users.incrementAndGet();
+            recvCq.users.incrementAndGet();
+            device.qpCreated(this);
+        } catch (RuntimeException e) {
+            // refused after all: give back the engine's place, the QP count, the SRQ and the source port
+            if (made != null) {
+                dev.jrxe.transport.Qp m = made;
+                engine.withEngine(() -> engine.holdSourcePort(m, 0));
+            }
+            device.qpLeft(engine);
+            device.unreserveQp();
+            if (srq != null) {
+                srq.users.decrementAndGet();
+            }
+            arena.close();
+            throw e;
         }
-        if (type == QpType.DRIVER) {
-            QpControl.srdSetup(qp, Mtu.bytes(device.activeMtu()), device.udpPort(),
-                (srdFlags & SrdDv.UNSOLICITED_WRITE_RECV) != 0);
-        }
-        this.ex = init.sendOpsFlags != 0 || init.mkeySendOpsFlags != 0
-            ? new QpEx(this, init.sendOpsFlags, init.mkeySendOpsFlags, cap.maxSendWr) : null;
-        sendCq.users.incrementAndGet();
-        recvCq.users.incrementAndGet();
-        device.qpCreated(this);
-        engine.register(qp);
     }
 
     /** The engine that serves this QP. */

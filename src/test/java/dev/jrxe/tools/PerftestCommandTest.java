@@ -159,6 +159,31 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldSpreadQpsOverEnginesWithAThreadEachAndShowCpuUtilization() throws Exception {
+        // 4 QPs over 2 engines each side, a polling thread per engine, every byte checked
+        List<List<String>> out = twoProcesses("ib_write_bw", "-D", "1", "-s", "4096", "-q", "4", "--engines", "2",
+            "--check", "--cpu_util");
+        assertThat(out.get(1)).anyMatch(l -> l.contains("CPU_Util[%]"));
+        String row = out.get(1).stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
+        String[] f = row.trim().split("\\s+");
+        assertThat(Long.parseLong(f[1])).as(row).isPositive();
+        double cpu = Double.parseDouble(f[f.length - 1]);
+        assertThat(cpu).as("the CPU_Util column of %s", row).isBetween(0.0, 100.0);
+        // every QP's 4096 bytes, whichever engine served it
+        assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: 16384 bytes"));
+    }
+
+    @Test
+    void shouldReadTheCpusBusyAndIdleTimesAsProcStatGivesThem() {
+        long[] v = PerftestCpuUtil.parse("cpu  100 5 50 1000 20 3 2 1 0 0");
+        assertThat(v).containsExactly(100 + 5 + 50 + 3 + 2 + 1, 1000 + 20);
+        assertThatThrownBy(() -> PerftestCpuUtil.parse("cpu0 1 2 3 4")).isInstanceOf(IllegalArgumentException.class);
+        long[] now = PerftestCpuUtil.read();
+        assertThat(now).as("/proc/stat on Linux").isNotNull();
+        assertThat(now[0] + now[1]).isPositive();
+    }
+
+    @Test
     void shouldSweepEverySizeWithAll() throws Exception {
         List<List<String>> out = twoProcesses("ib_write_bw", "-a", "-n", "5", "--check");
         List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
@@ -237,7 +262,9 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD", "for BW tests",
-            "-D runs the write, read and atomic BW tests");
+            "-D runs the write, read and atomic BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16");
     }
 }
