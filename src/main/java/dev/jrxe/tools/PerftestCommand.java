@@ -17,10 +17,12 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
- * §4), so that the real ib_write_bw and friends can be the peer. RC and UC; one run or, with
+ * §4), so that the real ib_write_bw and friends can be the peer. RC, UC and UD; one run or, with
  * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (WRITE, READ, atomics); {@code --csv}/{@code --svg}
- * write the rows and a chart; {@code --cpu_util} with -D; jrxe's {@code --engines K}. Not yet: -D for
- * SEND and latency, -b bidirectional, -R/-z rdma_cm, UD, -e events.
+ * write the rows and a chart; {@code --cpu_util} with -D; {@code -b} for WRITE, READ and atomics (both
+ * sides post, each prints the sum); UD for the send tests (messages cut to the MTU, the server
+ * counting what UD dropped); jrxe's {@code --engines K}. Not yet: -D for SEND and latency, -b for
+ * SEND, -R/-z rdma_cm, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -83,7 +85,7 @@ final class PerftestCommand implements Callable<Integer> {
     int qps;
 
     @Option(names = {"-c", "--connection"}, defaultValue = "RC",
-        description = "connection type RC/UC (default ${DEFAULT-VALUE}; UC for write and send tests)")
+        description = "connection type RC/UC/UD (default ${DEFAULT-VALUE}; UC for write and send tests, UD for send tests)")
     String connection;
 
     @Option(converter = Converters.Positive.class, names = {"-Q", "--cq-mod"},
@@ -137,6 +139,9 @@ final class PerftestCommand implements Callable<Integer> {
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 
+    @Option(names = {"-b", "--bidirectional"}, description = "measure bidirectional bandwidth: both sides post (write, read and atomic BW)")
+    boolean bidirectional;
+
     @Option(names = "--cpu_util", description = "show the CPUs' utilization over the measured seconds (/proc/stat, all CPUs; with -D)")
     boolean cpuUtil;
 
@@ -156,15 +161,13 @@ final class PerftestCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         boolean client = server != null;
-        boolean uc = switch (connection.toUpperCase(java.util.Locale.ROOT)) {
-            case "RC" -> false;
-            case "UC" -> true;
-            default -> {
-                Converters.require(spec, false, "connection type " + connection
-                    + " is not one jrxe's perftest runs (RC, or UC for write and send tests)");
-                yield false;
-            }
-        };
+        String type = connection.toUpperCase(java.util.Locale.ROOT);
+        boolean uc = type.equals("UC");
+        boolean ud = type.equals("UD");
+        Converters.require(spec, uc || ud || type.equals("RC"), "connection type " + connection
+            + " is not one jrxe's perftest runs (RC, UC for write and send tests, UD for send tests)");
+        Converters.require(spec, !ud || test.verb == PerftestTest.Verb.SEND, "UD has no " + test.verb.title
+            + " (send tests only)");
         Converters.require(spec, !uc || test.verb == PerftestTest.Verb.WRITE || test.verb == PerftestTest.Verb.SEND,
             "UC has no " + test.verb.title + " (RC only)");
         boolean cas = switch (atomicType) {
@@ -198,6 +201,8 @@ final class PerftestCommand implements Callable<Integer> {
         Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
         Converters.require(spec, engines >= 1 && engines <= 16, "--engines is 1 to 16, not " + engines);
         Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
+        Converters.require(spec, !bidirectional || test.bw && test.verb != PerftestTest.Verb.SEND,
+            "-b runs the write, read and atomic BW tests (jrxe's perftest has no bidirectional SEND yet)");
         Converters.require(spec, duration == null || test.bw && test.verb != PerftestTest.Verb.SEND,
             "-D runs the write, read and atomic BW tests (jrxe's perftest has no duration mode for the others yet)");
         Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
@@ -228,14 +233,25 @@ final class PerftestCommand implements Callable<Integer> {
             }
             PerftestOob.Settled s = dontXchgVersions ? new PerftestOob.Settled(PerftestOob.VERSION, CYCLE_BUFFER, CACHE_LINE, wanted)
                 : oob.settle(CYCLE_BUFFER, CACHE_LINE, wanted);
+            if (ud) {
+                // a UD message fits one packet: perftest cuts the size to the MTU (and -a stops there)
+                int mtuBytes = Mtu.bytes(s.mtu());
+                if (!all && sizes.get(0) > mtuBytes) {
+                    out.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", mtuBytes);
+                    sizes = List.of(mtuBytes);
+                } else {
+                    sizes = sizes.stream().filter(x -> x <= mtuBytes).toList();
+                }
+                maxSize = sizes.get(sizes.size() - 1);
+            }
             PerftestRun.Params p = new PerftestRun.Params(test, maxSize, n, tx, rx, mod, qps, uc, s.mtu(), gidIndex, cas,
-                qpTimeout, s.cycleBuffer(), s.cacheLine(), postList);
+                qpTimeout, s.cycleBuffer(), s.cacheLine(), postList, ud);
             try (PerftestRun run = new PerftestRun(cfg, p)) {
                 if (check) {
-                    run.fillSources(client);
+                    run.fillSources(client, bidirectional);
                 }
-                PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, uc ? "UC" : "RC", tx, rx, mod,
-                    s.mtu(), gidIndex, run.outReads, cas));
+                PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, ud ? "UD" : uc ? "UC" : "RC", tx, rx, mod,
+                    s.mtu(), gidIndex, run.outReads, cas, bidirectional));
                 PerftestRecord[] remote = before(oob, run, client, sizes.get(0));
                 for (int i = 0; i < qps; i++) {
                     PerftestOutput.address(out, "local", run.mine[i], test);
@@ -346,7 +362,18 @@ final class PerftestCommand implements Callable<Integer> {
                 // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start)
                 PerftestCpuUtil cpu = cpuUtil ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
                     System.nanoTime() + duration * 1_250_000_000L) : null;
-                if (client) {
+                if (bidirectional) {
+                    // both sides post; each prints the sum of both reports (perftest's print_full_bw_report)
+                    PerftestOob.Report mine = duration != null
+                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
+                        : run.bwClient(s, gbits);
+                    oob.handshake(run.mine[0]);
+                    PerftestOob.Report theirs = oob.reports(mine);
+                    PerftestOob.Report both = new PerftestOob.Report(mine.size(), mine.iters(),
+                        mine.bwPeak() + theirs.bwPeak(), mine.bwAvg() + theirs.bwAvg(), mine.msgRate() + theirs.msgRate());
+                    PerftestOutput.bwRow(out, both, cpu == null ? Double.NaN : cpu.percent());
+                    point(both);
+                } else if (client) {
                     PerftestOob.Report mine = duration != null
                         ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
                         : run.bwClient(s, gbits);
@@ -361,10 +388,20 @@ final class PerftestCommand implements Callable<Integer> {
                     point(theirs);
                 }
             } else if (send && test.bw) {
-                PerftestOob.Report mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits);
+                PerftestOob.Report mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits, () -> {
+                    try {
+                        return oob.peerWaiting();
+                    } catch (IOException e) {
+                        return true; // the exchange is gone: so is the client
+                    }
+                });
                 oob.handshake(run.mine[0]);
                 PerftestOutput.bwRow(out, mine);
                 point(mine);
+                if (!client && run.lost > 0) {
+                    out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
+                        + " or a full socket buffer: UD does not retransmit)%n", mine.iters(), mine.iters() + run.lost, run.lost);
+                }
             } else if (test.verb == PerftestTest.Verb.READ) {
                 if (client) {
                     long[] posted = run.readLat(s);
@@ -385,7 +422,7 @@ final class PerftestCommand implements Callable<Integer> {
                 points.add(new PerftestPlot.Point(s, run.p.iters(), 0, 0, 0, l));
             }
             if (check) {
-                long bytes = run.verify(s, client);
+                long bytes = run.verify(s, client, bidirectional);
                 if (bytes > 0) {
                     out.printf(" data check: %d bytes as the peer sent them%n", bytes);
                 }

@@ -165,6 +165,11 @@ final class PerftestOob implements Closeable {
         return new String(b, 0, n, StandardCharsets.US_ASCII).trim();
     }
 
+    /** Whether the peer has sent something this side has not read yet (its next exchange waits). */
+    boolean peerWaiting() throws IOException {
+        return in.available() > 0;
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();

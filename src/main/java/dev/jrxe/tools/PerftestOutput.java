@@ -16,7 +16,7 @@ final class PerftestOutput {
 
     /** What the header block shows. */
     record Info(PerftestTest test, boolean server, String device, int qps, String connection, int txDepth,
-                int rxDepth, int cqMod, int mtu, int gidIndex, int outReads, boolean cmpAndSwap) {
+                int rxDepth, int cqMod, int mtu, int gidIndex, int outReads, boolean cmpAndSwap, boolean duplex) {
     }
 
     static void waitingBox(PrintWriter o) {
@@ -28,13 +28,13 @@ final class PerftestOutput {
 
     static void header(PrintWriter o, Info i) {
         o.println(LINE);
-        o.println("                    " + i.test().title(i.cmpAndSwap()));
+        o.println("                    " + i.test().title(i.cmpAndSwap(), i.duplex()));
         o.printf(" Dual-port       : OFF\t\tDevice         : %s%n", i.device());
         o.printf(" Number of qps   : %d\t\tTransport type : IB%n", i.qps());
         o.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", i.connection());
         o.println(" PCIe relax order: ON");
         o.println(" ibv_wr* API     : OFF");
-        boolean duplexOrClient = !i.server() || !i.test().bw;
+        boolean duplexOrClient = !i.server() || !i.test().bw || i.duplex();
         if (duplexOrClient) {
             o.printf(" TX depth        : %d%n", i.txDepth());
         }

@@ -6,6 +6,8 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.verbs.AddressHandle;
+import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
@@ -17,6 +19,7 @@ import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.UdSetup;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -34,8 +37,19 @@ final class PerftestRun implements AutoCloseable {
     /** What a run is asked for. */
     record Params(PerftestTest test, int maxSize, int iters, int txDepth, int rxDepth, int cqMod, int qps,
                   boolean uc, int mtu, int gidIndex, boolean cmpAndSwap, int timeout, int cycleBuffer, int cacheLine,
-                  int postList) {
+                  int postList, boolean ud) {
+        /** The same run over RC or UC ({@code ud} false). */
+        Params(PerftestTest test, int maxSize, int iters, int txDepth, int rxDepth, int cqMod, int qps, boolean uc,
+               int mtu, int gidIndex, boolean cmpAndSwap, int timeout, int cycleBuffer, int cacheLine, int postList) {
+            this(test, maxSize, iters, txDepth, rxDepth, cqMod, qps, uc, mtu, gidIndex, cmpAndSwap, timeout, cycleBuffer,
+                cacheLine, postList, false);
+        }
     }
+
+    /** perftest's UD Q_Key (DEF_QKEY). */
+    static final int UD_QKEY = 0x11111111;
+    /** What a UD receive needs before the message: the GRH area (perftest's UD_ADDITION). */
+    static final int UD_GRH = 40;
 
     /** How long a run may go without a completion before it gives up (a peer that vanished). */
     static final long STALL_NANOS = 10_000_000_000L;
@@ -46,6 +60,9 @@ final class PerftestRun implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment buf;
     private final MemoryRegion mr;
+    private final ProtectionDomain pd;
+    /** UD: the address handle toward each peer QP (made in {@link #connect}). */
+    private AddressHandle[] ahs;
     /** One CQ per engine of the device: QP i completes on {@code cqs[i % cqs.length]}, on engine i % K. */
     private final CompletionQueue[] cqs;
     /** The CQ the next {@link #poll} looks at first (they take turns). */
@@ -68,7 +85,9 @@ final class PerftestRun implements AutoCloseable {
             this.dev = d;
             this.outReads = p.test().readsOrAtomics() ? d.query().maxQpRdAtom : 1;
             ProtectionDomain pd = d.allocPd();
-            this.slot = inc(Math.max(p.maxSize(), p.cycleBuffer()));
+            this.pd = pd;
+            // a UD receive takes the GRH area before the message
+            this.slot = inc(Math.max(p.maxSize() + (p.ud() ? UD_GRH : 0), p.cycleBuffer()));
             this.buf = arena.allocate(slot * 2 * p.qps(), 4096);
             this.mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                 | Access.REMOTE_ATOMIC);
@@ -84,9 +103,11 @@ final class PerftestRun implements AutoCloseable {
             for (int i = 0; i < p.qps(); i++) {
                 int rx = p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1;
                 CompletionQueue cq = cqs[i % cqs.length];
-                qps[i] = pd.createQp(new QpInitAttr(p.uc() ? QpType.UC : QpType.RC, cq, cq,
+                qps[i] = pd.createQp(new QpInitAttr(p.ud() ? QpType.UD : p.uc() ? QpType.UC : QpType.RC, cq, cq,
                     new QpCap(p.txDepth(), rx, 1, 1, 0)));
-                connector().toInit(qps[i]);
+                if (!p.ud()) {
+                    connector().toInit(qps[i]);
+                }
                 mine[i] = new PerftestRecord(0, outReads, qps[i].qpNum(), ThreadLocalRandom.current().nextInt(1 << 24),
                     mr.rkey(), buf.address() + (p.qps() + i) * slot, d.queryGid(1, p.gidIndex()), 0);
             }
@@ -149,6 +170,15 @@ final class PerftestRun implements AutoCloseable {
     /** RTR then RTS toward the peer's records (perftest's ctx_connect). */
     void connect(PerftestRecord[] peers) {
         this.remote = peers;
+        if (p.ud()) {
+            // UD: to RTS with perftest's Q_Key; each QP sends through an address handle toward its peer
+            ahs = new AddressHandle[qps.length];
+            for (int i = 0; i < qps.length; i++) {
+                UdSetup.toRts(qps[i], UD_QKEY, mine[i].psn());
+                ahs[i] = pd.createAh(new AhAttr(peers[i].gid(), p.gidIndex()));
+            }
+            return;
+        }
         for (int i = 0; i < qps.length; i++) {
             // the peer's outstanding reads, within what this device can have in flight
             int initiator = Math.min(Math.max(1, peers[i].outReads()), dev.query().maxQpRdAtom);
@@ -168,7 +198,7 @@ final class PerftestRun implements AutoCloseable {
 
     private void postRecv(int q, int size) {
         rwr.wrId = q;
-        rwr.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1), mr.lkey());
+        rwr.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
         qps[q].postRecv(rwr);
     }
 
@@ -180,8 +210,8 @@ final class PerftestRun implements AutoCloseable {
     }
 
     /** Fills the halves this side's requests read from (its first for WRITE/SEND, its second for a READ peer). */
-    void fillSources(boolean client) {
-        boolean sendsData = switch (p.test().verb) {
+    void fillSources(boolean client, boolean duplex) {
+        boolean sendsData = duplex ? p.test().verb != PerftestTest.Verb.ATOMIC : switch (p.test().verb) {
             case WRITE -> client || !p.test().bw;
             case SEND -> client || !p.test().bw;
             case READ -> !client;
@@ -203,9 +233,9 @@ final class PerftestRun implements AutoCloseable {
      * After a run of {@code size}: checks what landed here (the second half for WRITE, SEND and
      * atomics, the first for READ) against what the peer sent; returns the bytes checked, or throws.
      */
-    long verify(int size, boolean client) throws IOException {
+    long verify(int size, boolean client, boolean duplex) throws IOException {
         PerftestTest t = p.test();
-        boolean target = switch (t.verb) {
+        boolean target = duplex || switch (t.verb) {
             case WRITE, SEND -> !client || !t.bw;
             case READ -> client;
             case ATOMIC -> !client;
@@ -218,8 +248,9 @@ final class PerftestRun implements AutoCloseable {
         long wrap = wrap(size);
         int nq = t.bw ? qps.length : 1;
         for (int q = 0; q < nq; q++) {
-            long base = (t.verb == PerftestTest.Verb.READ ? 0 : qps.length * slot) + q * slot;
-            MemorySegment m = buf.asSlice(base, slot);
+            // a UD message lands after the GRH area
+            long base = (t.verb == PerftestTest.Verb.READ ? 0 : qps.length * slot) + q * slot + (p.ud() ? UD_GRH : 0);
+            MemorySegment m = buf.asSlice(base, slot - (p.ud() ? UD_GRH : 0));
             if (t.verb == PerftestTest.Verb.ATOMIC) {
                 long sum = 0;
                 for (long k = 0; k < wrap; k++) {
@@ -469,12 +500,31 @@ final class PerftestRun implements AutoCloseable {
             case SEND -> {
                 wr.opcode = WrOpcode.SEND;
                 wr.sge(local, size, mr.lkey());
+                if (p.ud()) {
+                    wr.ah = ahs[q];
+                    wr.remoteQpn = remote[q].qpn();
+                    wr.remoteQkey = UD_QKEY;
+                }
             }
         }
     }
 
     /** The SEND server: receives {@code iters} messages per QP, reposting, and measures them. */
     PerftestOob.Report sendBwServer(int size, boolean gbits) throws IOException {
+        return sendBwServer(size, gbits, () -> false);
+    }
+
+    /** Messages the last {@link #sendBwServer} expected and did not get (UD drops what finds no receive posted). */
+    long lost;
+
+    /**
+     * The SEND server: receives {@code iters} messages per QP, reposting, and measures them. Over
+     * UD a message that finds no receive posted is dropped and never comes again, so the server
+     * also stops when {@code peerDone} says the client has finished (its next exchange is waiting),
+     * and counts the rest as {@link #lost}.
+     */
+    PerftestOob.Report sendBwServer(int size, boolean gbits, java.util.function.BooleanSupplier peerDone)
+            throws IOException {
         long total = (long) p.iters() * qps.length;
         int[] postedRecvs = new int[qps.length];
         java.util.Arrays.fill(postedRecvs, p.rxDepth()); // postReceives
@@ -486,6 +536,9 @@ final class PerftestRun implements AutoCloseable {
             int got = poll(wc);
             long now = System.nanoTime();
             if (got == 0) {
+                if (p.ud() && now - last > 100_000_000L && peerDone.getAsBoolean()) {
+                    break; // the client is done and nothing came for 100 ms: the rest was dropped
+                }
                 stalled(now, last);
                 continue;
             }
@@ -506,7 +559,8 @@ final class PerftestRun implements AutoCloseable {
                 }
             }
         }
-        return report(size, total, Math.max(1, end - first), 0, gbits);
+        lost = total - received;
+        return report(size, received, Math.max(1, end - first), 0, gbits);
     }
 
     private PerftestOob.Report report(int size, long iters, long nanos, double peakBytesPerSecond, boolean gbits) {

@@ -49,8 +49,13 @@ enum PerftestTest {
 
     /** "RDMA_Write BW Test", "Send Latency Test", "Atomic FETCH_AND_ADD BW Test", ... */
     String title(boolean cmpAndSwap) {
+        return title(cmpAndSwap, false);
+    }
+
+    /** perftest's title, with "Bidirectional " before "BW" for -b. */
+    String title(boolean cmpAndSwap, boolean bidirectional) {
         String op = verb == Verb.ATOMIC ? verb.title + " " + (cmpAndSwap ? "CMP_AND_SWAP" : "FETCH_AND_ADD") : verb.title;
-        return op + " " + (bw ? "BW " : "Latency ") + "Test";
+        return op + " " + (bidirectional ? "Bidirectional " : "") + (bw ? "BW " : "Latency ") + "Test";
     }
 
     /** Whether the test's responder must grant outstanding READs or atomics (it advertises max_qp_rd_atom). */

@@ -88,7 +88,7 @@ class PerftestCommandTest {
         PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_BW, 4096, 10, 4, 1, 1, 1, false, 3, 1, false,
             14, 4096, 64, 1);
         try (PerftestRun run = new PerftestRun(DeviceConfig.of("jrxe0", "127.0.0.2").detached(), p)) {
-            assertThatThrownBy(() -> run.verify(4096, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
+            assertThatThrownBy(() -> run.verify(4096, false, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
             assertThat(run.outReads).isEqualTo(1);
         }
     }
@@ -171,6 +171,58 @@ class PerftestCommandTest {
         assertThat(cpu).as("the CPU_Util column of %s", row).isBetween(0.0, 100.0);
         // every QP's 4096 bytes, whichever engine served it
         assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: 16384 bytes"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "ATOMIC_BW"})
+    void shouldRunBidirectionallyWithBothSidesPostingAndPrintingTheSum(PerftestTest test) throws Exception {
+        List<List<String>> out = twoProcesses("perftest " + test.command, "-b", "-n", "300", "--check");
+        String title = test.title(false, true);
+        String size = Integer.toString(test.defaultSize);
+        for (List<String> side : out) {
+            assertThat(side).as("%s", side).anyMatch(l -> l.strip().equals(title));
+            if (test != PerftestTest.ATOMIC_BW) {
+                // each side was a target: each checked what the other put there (or what it read)
+                assertThat(side).as("%s", side).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));
+            }
+        }
+        // both print the same sum of the two reports
+        String serverRow = out.get(0).stream().filter(l -> l.startsWith(" " + size + " ")).findFirst().orElseThrow();
+        String clientRow = out.get(1).stream().filter(l -> l.startsWith(" " + size + " ")).findFirst().orElseThrow();
+        assertThat(serverRow.trim().split("\\s+")[1]).isEqualTo("300");
+        assertThat(Double.parseDouble(serverRow.trim().split("\\s+")[3]))
+            .isCloseTo(Double.parseDouble(clientRow.trim().split("\\s+")[3]), org.assertj.core.data.Offset.offset(0.02));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"SEND_BW", "SEND_LAT"})
+    void shouldSendOverUdWithEveryByteChecked(PerftestTest test) throws Exception {
+        // the default size of send-bw (64 KiB) is cut to the MTU, as perftest does for UD
+        List<List<String>> out = twoProcesses("perftest " + test.command, "-c", "UD", "-n", "300", "--check");
+        List<String> client = out.get(1);
+        assertThat(client).anyMatch(l -> l.startsWith(" Connection type : UD"));
+        String size = test.bw ? "4096" : Integer.toString(test.defaultSize);
+        if (test.bw) {
+            assertThat(client).contains(" Max msg size in UD is MTU 4096");
+        }
+        assertThat(client).as("%s", client).anyMatch(l -> l.startsWith(" " + size + " ") && l.contains(" 300 "));
+        List<String> landed = test.bw ? out.get(0) : client;
+        assertThat(landed).as("%s", landed).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));
+    }
+
+    @Test
+    void shouldEndAUdSendRunThatLostMessagesAndCountThem() throws Exception {
+        // two receives posted at a time against a client that never waits: UD drops what finds none,
+        // and the server must neither wait for them for ever nor miscount
+        List<List<String>> out = twoProcesses("ib_send_bw", "-c", "UD", "-s", "1024", "-n", "3000", "-r", "2");
+        String row = out.get(0).stream().filter(l -> l.startsWith(" 1024 ")).findFirst().orElseThrow();
+        long arrived = Long.parseLong(row.trim().split("\\s+")[1]);
+        assertThat(arrived).as(row).isBetween(1L, 3000L);
+        if (arrived < 3000) {
+            assertThat(out.get(0)).contains(" UD: " + arrived + " of 3000 messages arrived; " + (3000 - arrived)
+                + " were dropped on the way (no receive posted in time, or a full socket buffer: UD does not retransmit)");
+        }
+        assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 1024 ") && l.contains(" 3000 "));
     }
 
     @Test
@@ -259,12 +311,16 @@ class PerftestCommandTest {
         cl.setErr(new PrintWriter(err, true));
         assertThat(Main.execute(cl, "perftest", "read-bw", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_atomic_bw", "-s", "16")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(Main.execute(cl, "ib_send_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_send_bw", "-c", "XRC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "connection type UD", "for BW tests",
-            "-D runs the write, read and atomic BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16");
+        assertThat(Main.execute(cl, "ib_send_bw", "-b")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
+            "-D runs the write, read and atomic BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
+            "-b runs the write, read and atomic BW tests");
     }
 }
