@@ -18,10 +18,10 @@ import picocli.CommandLine.Parameters;
  * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC, UC and UD; one run or, with
- * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (WRITE, READ, atomics); {@code --csv}/{@code --svg}
+ * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (the BW tests); {@code --csv}/{@code --svg}
  * write the rows and a chart; {@code --cpu_util} with -D; {@code -b} for WRITE, READ and atomics (both
  * sides post, each prints the sum); UD for the send tests (messages cut to the MTU, the server
- * counting what UD dropped); jrxe's {@code --engines K}. Not yet: -D for SEND and latency, -b for
+ * counting what UD dropped); jrxe's {@code --engines K}. Not yet: -D for the latency tests, -b for
  * SEND, -R/-z rdma_cm, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
@@ -97,7 +97,7 @@ final class PerftestCommand implements Callable<Integer> {
     int postList;
 
     @Option(converter = Converters.Positive.class, names = {"-D", "--duration"}, paramLabel = "SECONDS",
-        description = "run for SECONDS (write, read and atomic BW tests) after a margin of a quarter of it that is "
+        description = "run for SECONDS (BW tests) after a margin of a quarter of it that is "
             + "not measured, instead of -n iterations")
     Integer duration;
 
@@ -203,8 +203,10 @@ final class PerftestCommand implements Callable<Integer> {
         Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
         Converters.require(spec, !bidirectional || test.bw && test.verb != PerftestTest.Verb.SEND,
             "-b runs the write, read and atomic BW tests (jrxe's perftest has no bidirectional SEND yet)");
-        Converters.require(spec, duration == null || test.bw && test.verb != PerftestTest.Verb.SEND,
-            "-D runs the write, read and atomic BW tests (jrxe's perftest has no duration mode for the others yet)");
+        Converters.require(spec, duration == null || test.bw,
+            "-D runs the BW tests (jrxe's perftest has no duration mode for the latency tests yet)");
+        Converters.require(spec, duration == null || !bidirectional || test.verb != PerftestTest.Verb.SEND,
+            "-D with -b: not for SEND");
         Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
         Converters.require(spec, duration == null || !check || test.verb != PerftestTest.Verb.ATOMIC,
             "--check counts an atomic test's iterations: not with -D");
@@ -358,10 +360,10 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 oob.handshake(run.mine[0]);
             }
+            // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start)
+            PerftestCpuUtil cpu = cpuUtil ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
+                System.nanoTime() + duration * 1_250_000_000L) : null;
             if (test.bw && !send) {
-                // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start)
-                PerftestCpuUtil cpu = cpuUtil ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
-                    System.nanoTime() + duration * 1_250_000_000L) : null;
                 if (bidirectional) {
                     // both sides post; each prints the sum of both reports (perftest's print_full_bw_report)
                     PerftestOob.Report mine = duration != null
@@ -388,15 +390,23 @@ final class PerftestCommand implements Callable<Integer> {
                     point(theirs);
                 }
             } else if (send && test.bw) {
-                PerftestOob.Report mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits, () -> {
+                java.util.function.BooleanSupplier clientDone = () -> {
                     try {
                         return oob.peerWaiting();
                     } catch (IOException e) {
                         return true; // the exchange is gone: so is the client
                     }
-                });
+                };
+                PerftestOob.Report mine;
+                if (duration != null) {
+                    long seconds = duration * 1_000_000_000L;
+                    mine = client ? run.bwClientTimed(s, seconds, seconds / 4, gbits)
+                        : run.sendBwServerTimed(s, seconds, seconds / 4, gbits, clientDone);
+                } else {
+                    mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits, clientDone);
+                }
                 oob.handshake(run.mine[0]);
-                PerftestOutput.bwRow(out, mine);
+                PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
                 point(mine);
                 if (!client && run.lost > 0) {
                     out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"

@@ -563,6 +563,50 @@ final class PerftestRun implements AutoCloseable {
         return report(size, received, Math.max(1, end - first), 0, gbits);
     }
 
+    /**
+     * The SEND server of a duration run: receives and reposts until the client has finished (its
+     * next exchange waits and the CQ is empty), counting the messages received between
+     * {@code margin} after the first one and {@code duration} later, as perftest's server does.
+     */
+    PerftestOob.Report sendBwServerTimed(int size, long durationNanos, long marginNanos, boolean gbits,
+                                         java.util.function.BooleanSupplier peerDone) throws IOException {
+        long counted = 0;
+        long start = 0;
+        long end = 0;
+        boolean any = false;
+        long last = System.nanoTime();
+        while (true) {
+            int got = poll(wc);
+            long now = System.nanoTime();
+            if (got == 0) {
+                if (any && now - last > 1_000_000L && peerDone.getAsBoolean()) {
+                    break;
+                }
+                stalled(now, last);
+                continue;
+            }
+            last = now;
+            for (int i = 0; i < got; i++) {
+                check(wc[i]);
+                if (wc[i].opcode != WcOpcode.RECV) {
+                    continue;
+                }
+                if (!any) {
+                    any = true;
+                    start = now + marginNanos;
+                    end = start + durationNanos;
+                }
+                if (now - start >= 0 && now - end < 0) {
+                    counted++;
+                }
+                postRecv((int) wc[i].wrId, size); // a duration run reposts every receive
+            }
+        }
+        double seconds = durationNanos / 1e9;
+        return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
+            counted / seconds / 1e6);
+    }
+
     private PerftestOob.Report report(int size, long iters, long nanos, double peakBytesPerSecond, boolean gbits) {
         double seconds = nanos / 1e9;
         double avg = PerftestOutput.bw(size * (double) iters / seconds, gbits);

@@ -225,6 +225,18 @@ class PerftestCommandTest {
         assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 1024 ") && l.contains(" 3000 "));
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"RC", "UD"})
+    void shouldRunSendBandwidthForADuration(String connection) throws Exception {
+        List<List<String>> out = twoProcesses("ib_send_bw", "-D", "1", "-s", "4096", "-c", connection, "--check");
+        for (List<String> side : out) {
+            String row = side.stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
+            assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("messages in the measured second: %s", row)
+                .isPositive();
+        }
+        assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: 4096 bytes as the peer sent them"));
+    }
+
     @Test
     void shouldReadTheCpusBusyAndIdleTimesAsProcStatGivesThem() {
         long[] v = PerftestCpuUtil.parse("cpu  100 5 50 1000 20 3 2 1 0 0");
@@ -314,13 +326,13 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_write_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "XRC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(Main.execute(cl, "ib_send_bw", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_lat", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
-            "-D runs the write, read and atomic BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
+            "-D runs the BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
             "-b runs the write, read and atomic BW tests");
     }
 }
