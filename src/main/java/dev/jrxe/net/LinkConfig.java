@@ -55,10 +55,10 @@ public record LinkConfig(Inet4Address address, int port, LinkMode mode, int batc
         }
     }
 
-    /** This configuration on another port (the group's members bind the port the first one got). */
-    LinkConfig withPort(int p) {
+    /** This configuration on port {@code p} as one of {@code k} sockets (a group's members bind the port the probe got). */
+    LinkConfig with(int p, int k) {
         return new LinkConfig(address, p, mode, batch, maxDatagram, sendBufferBytes, receiveBufferBytes, pcap,
-                txFaults, rxFaults, engines);
+                txFaults, rxFaults, k);
     }
 
     /** A builder with every setting from {@link Configuration}. */

@@ -62,11 +62,8 @@ public final class Links {
     private static Link[] openGroupAlone(LinkConfig config, java.util.function.Supplier<DatagramSealer> sealers)
             throws IOException {
         int k = config.engines();
-        LinkConfig solo = new LinkConfig(config.address(), config.port(), config.mode(), config.batch(),
-                config.maxDatagram(), config.sendBufferBytes(), config.receiveBufferBytes(), config.pcap(),
-                config.txFaults(), config.rxFaults(), 1);
         if (k == 1) {
-            return new Link[] {open(solo, sealers.get())};
+            return new Link[] {open(config, sealers.get())};
         }
         LinkMode mode = resolve(config.mode());
         if (mode == LinkMode.CHANNEL) {
@@ -81,7 +78,7 @@ public final class Links {
             probe.bind(new java.net.InetSocketAddress(config.address(), config.port()));
             port = ((java.net.InetSocketAddress) probe.getLocalAddress()).getPort();
         }
-        LinkConfig member = config.withPort(port);
+        LinkConfig member = config.with(port, k);
         Link[] links = new Link[k];
         try {
             for (int i = 0; i < k; i++) {

@@ -84,10 +84,6 @@ final class PerftestOutput {
         o.println(g);
     }
 
-    static void bwHeader(PrintWriter o, boolean gbits) {
-        bwHeader(o, gbits, false);
-    }
-
     /** The BW table's header; {@code cpuUtil}: with perftest's {@code CPU_Util[%]} column (--cpu_util). */
     static void bwHeader(PrintWriter o, boolean gbits, boolean cpuUtil) {
         String unit = gbits ? "Gb/sec" : "MB/sec";

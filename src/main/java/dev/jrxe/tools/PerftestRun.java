@@ -509,11 +509,6 @@ final class PerftestRun implements AutoCloseable {
         }
     }
 
-    /** The SEND server: receives {@code iters} messages per QP, reposting, and measures them. */
-    PerftestOob.Report sendBwServer(int size, boolean gbits) throws IOException {
-        return sendBwServer(size, gbits, () -> false);
-    }
-
     /** Messages the last {@link #sendBwServer} expected and did not get (UD drops what finds no receive posted). */
     long lost;
 
