@@ -493,7 +493,16 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         if (portHolders == null) {
             portHolders = new int[65536];
         }
-        portHolders[port]++;
+        if (portHolders[port]++ == 0) {
+            openSourcePort(port);
+        }
+    }
+
+    /**
+     * A QP will send from {@code port} (its first holder): open its socket now, if the mode keeps
+     * one, rather than in the first send's path. Called holding this link's monitor.
+     */
+    void openSourcePort(int port) {
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.jrxe.sys.SocketStructs;
 import dev.jrxe.sys.Sockets;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.BindException;
 import java.net.SocketException;
@@ -103,7 +104,7 @@ final class NativeLink extends AbstractLink {
         int sock = -1;
         int efd = -1;
         try {
-            sock = openSocket(localAddr, config.port(), config.sendBufferBytes(), config.receiveBufferBytes(),
+            sock = openSocket(callState, scratch, localAddr, config.port(), config.sendBufferBytes(), config.receiveBufferBytes(),
                     gro, noCheck);
             efd = Sockets.eventfd(callState, 0, Sockets.EFD_NONBLOCK | Sockets.EFD_CLOEXEC);
             if (efd < 0) {
@@ -193,37 +194,43 @@ final class NativeLink extends AbstractLink {
         }
     }
 
-    private int openSocket(int addr, int port, int sndBuf, int rcvBuf, boolean wantGro, boolean wantNoCheck)
+    /**
+     * Opens and binds a socket; {@code st} and {@code sc} (the call state and a 16-byte scratch)
+     * belong to the calling thread's use: a source port's socket may open on an application
+     * thread while the engine's thread sends through the link's own.
+     */
+    private int openSocket(MemorySegment st, MemorySegment sc, int addr, int port, int sndBuf, int rcvBuf,
+                           boolean wantGro, boolean wantNoCheck)
             throws IOException {
-        int s = Sockets.socket(callState, Sockets.AF_INET,
+        int s = Sockets.socket(st, Sockets.AF_INET,
                 Sockets.SOCK_DGRAM | Sockets.SOCK_NONBLOCK | Sockets.SOCK_CLOEXEC, 0);
         if (s < 0) {
             throw new SocketException("socket: " + Sockets.errnoName(-s));
         }
         try {
-            option(s, Sockets.IPPROTO_IP, Sockets.IP_MTU_DISCOVER, Sockets.IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
-            bufferSize(s, Sockets.SO_SNDBUFFORCE, Sockets.SO_SNDBUF, sndBuf);
-            bufferSize(s, Sockets.SO_RCVBUFFORCE, Sockets.SO_RCVBUF, rcvBuf);
+            option(st, sc, s, Sockets.IPPROTO_IP, Sockets.IP_MTU_DISCOVER, Sockets.IP_PMTUDISC_DO, "IP_MTU_DISCOVER");
+            bufferSize(st, sc, s, Sockets.SO_SNDBUFFORCE, Sockets.SO_SNDBUF, sndBuf);
+            bufferSize(st, sc, s, Sockets.SO_RCVBUFFORCE, Sockets.SO_RCVBUF, rcvBuf);
             if (wantGro) {
-                option(s, Sockets.SOL_UDP, Sockets.UDP_GRO, 1, "UDP_GRO");
+                option(st, sc, s, Sockets.SOL_UDP, Sockets.UDP_GRO, 1, "UDP_GRO");
             }
             if (wantNoCheck) {
-                option(s, Sockets.SOL_SOCKET, Sockets.SO_NO_CHECK, 1, "SO_NO_CHECK");
+                option(st, sc, s, Sockets.SOL_SOCKET, Sockets.SO_NO_CHECK, 1, "SO_NO_CHECK");
             }
             // multicast sends leave from the device's own address and interface (struct in_addr,
             // network byte order in the int's memory), whatever the routes to 224.0.0.0/4 say
-            option(s, Sockets.IPPROTO_IP, Sockets.IP_MULTICAST_IF,
+            option(st, sc, s, Sockets.IPPROTO_IP, Sockets.IP_MULTICAST_IF,
                     java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN ? Integer.reverseBytes(addr) : addr,
                     "IP_MULTICAST_IF");
             int engines = config.engines();
             if (engines > 1) {
                 // the device's port: one socket of its group, picked by DestQP (QpSteering); a QP's
                 // source port: each engine whose QPs hash to it sends from a socket of its own
-                option(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT, 1, "SO_REUSEPORT");
+                option(st, sc, s, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT, 1, "SO_REUSEPORT");
             }
-            MemorySegment sa = scratch;
+            MemorySegment sa = sc;
             SocketStructs.sockaddrIn(sa, 0, addr, port);
-            int r = Sockets.bind(callState, s, sa, SocketStructs.SOCKADDR_IN_SIZE);
+            int r = Sockets.bind(st, s, sa, SocketStructs.SOCKADDR_IN_SIZE);
             if (r < 0) {
                 String where = "bind " + Links.formatAddress(addr) + ":" + port + ": " + Sockets.errnoName(-r);
                 throw -r == Sockets.EADDRINUSE || -r == Sockets.EADDRNOTAVAIL
@@ -233,7 +240,7 @@ final class NativeLink extends AbstractLink {
                 try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
                     long[] program = QpSteering.program(engines);
                     MemorySegment fprog = a.allocate(16 + 8L * program.length, 8);
-                    r = Sockets.setsockoptFilter(callState, s, Sockets.SOL_SOCKET, Sockets.SO_ATTACH_REUSEPORT_CBPF,
+                    r = Sockets.setsockoptFilter(st, s, Sockets.SOL_SOCKET, Sockets.SO_ATTACH_REUSEPORT_CBPF,
                             program, fprog);
                 }
                 if (r < 0) {
@@ -242,27 +249,29 @@ final class NativeLink extends AbstractLink {
             }
             return s;
         } catch (IOException | RuntimeException e) {
-            Sockets.close(callState, s);
+            Sockets.close(st, s);
             throw e;
         }
     }
 
-    private void option(int s, int level, int name, int value, String what) throws SocketException {
-        int r = Sockets.setsockopt(callState, s, level, name, value, scratch);
+    private void option(MemorySegment st, MemorySegment sc, int s, int level, int name, int value, String what)
+            throws SocketException {
+        int r = Sockets.setsockopt(st, s, level, name, value, sc);
         if (r < 0) {
             throw new SocketException("setsockopt " + what + ": " + Sockets.errnoName(-r));
         }
     }
 
     /** Forces the size past the sysctl limit when allowed (root), else asks within the limit. */
-    private void bufferSize(int s, int force, int plain, int bytes) throws SocketException {
+    private void bufferSize(MemorySegment st, MemorySegment sc, int s, int force, int plain, int bytes)
+            throws SocketException {
         if (bytes <= 0) {
             return;
         }
-        if (Sockets.setsockopt(callState, s, Sockets.SOL_SOCKET, force, bytes, scratch) == 0) {
+        if (Sockets.setsockopt(st, s, Sockets.SOL_SOCKET, force, bytes, sc) == 0) {
             return;
         }
-        option(s, Sockets.SOL_SOCKET, plain, bytes, plain == Sockets.SO_SNDBUF ? "SO_SNDBUF" : "SO_RCVBUF");
+        option(st, sc, s, Sockets.SOL_SOCKET, plain, bytes, plain == Sockets.SO_SNDBUF ? "SO_SNDBUF" : "SO_RCVBUF");
     }
 
     /** The socket that sends from {@code port}; the link's own when that port cannot be bound. */
@@ -270,14 +279,27 @@ final class NativeLink extends AbstractLink {
         if (port == localPort) {
             return fd;
         }
+        int[] fds = portFd;
+        int f = fds == null ? -1 : fds[port] - 1;
+        return f >= 0 ? f : openPortSocket(port);
+    }
+
+    /**
+     * The socket of source port {@code port}, opened if it has none: when its first QP holds the
+     * port ({@link #openSourcePort}), so that the first send does not make a system call of its
+     * own, or in the send path for a port nobody holds. Its own monitor, as the holders': a UD QP
+     * takes its port before it joins an engine.
+     */
+    private synchronized int openPortSocket(int port) {
         if (portFd == null) {
             portFd = new int[65536];
         }
         int f = portFd[port] - 1;
         if (f < 0) {
-            try {
+            try (Arena own = Arena.ofConfined()) {
                 // send-only: the smallest receive buffer
-                f = openSocket(localAddr, port, config.sendBufferBytes(), 1, false, noCheck);
+                f = openSocket(Sockets.newCallState(own), own.allocate(16, 8), localAddr, port,
+                    config.sendBufferBytes(), 1, false, noCheck);
             } catch (IOException e) {
                 f = fd;
             }
@@ -287,7 +309,14 @@ final class NativeLink extends AbstractLink {
     }
 
     @Override
-    void closeSourcePort(int port) {
+    void openSourcePort(int port) {
+        if (port != localPort && !closed) {
+            openPortSocket(port);
+        }
+    }
+
+    @Override
+    synchronized void closeSourcePort(int port) {
         if (portFd != null && portFd[port] > 0 && portFd[port] - 1 != fd) {
             Sockets.close(callState, portFd[port] - 1);
             portFd[port] = 0;

@@ -20,7 +20,6 @@ import dev.jrxe.verbs.WorkCompletion;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An untimed run of a pingpong tool's hot path before its measured loop (issue 15): two QPs of the
@@ -35,10 +34,24 @@ final class HotPathWarmup {
     private static final int RECV_DEPTH = 16;
     /** Round trips before the JIT's quiet is trusted (the hot methods must have been called often). */
     private static final int MIN_ROUND_TRIPS = 5_000;
-    /** A side that saw no completion for this long gives up (UC does not retransmit). */
-    private static final long STALL_NANOS = 500_000_000L;
-    /** The JIT is quiet when it compiled nothing for this long. */
+    /** A side that saw no completion and no packet for this long gives up (UC does not retransmit). */
+    private static final int STALL_SECONDS = 1;
+    /** Episodes: the first few short, each followed by a deep sleep; then longer ones. */
+    static final int SHORT_EPISODE = 300;
+    private static final int LONG_EPISODE = 2_000;
+    private static final int DEEP_SLEEP_EPISODES = 3;
+    /** Longer than an engine's idle time before its deep sleep (200 ms, transport.Engine). */
+    private static final long DEEP_SLEEP_PAUSE_NANOS = 260_000_000L;
+    /** Between longer episodes: the compiler threads get the CPU the two sides busy-polled. */
+    private static final long SHORT_PAUSE_NANOS = 20_000_000L;
+    /** A side that does not reach the meeting after an episode in this long has failed. */
+    private static final int MEET_TIMEOUT_SECONDS = 10;
+    /**
+     * The JIT is quiet when for this long it compiled for at most {@link #QUIET_COMPILE_MILLIS}:
+     * small compilations of other code (the JVM's own, a timer's) keep coming now and then.
+     */
     private static final long QUIET_NANOS = 300_000_000L;
+    private static final long QUIET_COMPILE_MILLIS = 5;
 
     /** What a warm-up did: round trips of the side that started them. */
     record Result(int roundTrips, long nanos) {
@@ -147,7 +160,7 @@ final class HotPathWarmup {
     /** {@link #run(Device, int, int, int, int, long)} with QPs made and joined as {@code pair} says. */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos) {
         long start = System.nanoTime();
-        int[] done = new int[1];
+        Episodes episodes = new Episodes(roundTrips, start + budgetNanos);
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
             int room = pair.headroom();
@@ -168,20 +181,18 @@ final class HotPathWarmup {
                 RecvWr rb = recvWr(bufB, size + room, mrB);
                 int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
                 int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
-                AtomicBoolean stop = new AtomicBoolean();
-                long deadline = start + budgetNanos;
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
-                        side(b, a, pair, cqB, bufB, mrB, rb, routsB, size, inline, roundTrips, false, stop, deadline,
-                            null);
+                        side(dev, b, a, pair, cqB, bufB, mrB, rb, routsB, size, inline, false, episodes);
                     } catch (RuntimeException e) {
-                        stop.set(true); // a warm-up that fails only ends the warm-up
+                        episodes.abandon(); // a warm-up that fails only ends the warm-up
                     }
                 });
                 try {
-                    side(a, b, pair, cqA, bufA, mrA, ra, routsA, size, inline, roundTrips, true, stop, deadline, done);
+                    side(dev, a, b, pair, cqA, bufA, mrA, ra, routsA, size, inline, true, episodes);
+                } catch (RuntimeException e) {
+                    episodes.abandon();
                 } finally {
-                    stop.set(true);
                     join(responder);
                 }
             } finally {
@@ -195,73 +206,184 @@ final class HotPathWarmup {
                 pd.close();
             }
         }
-        return new Result(done[0], System.nanoTime() - start);
+        return new Result(episodes.roundTrips(), System.nanoTime() - start);
     }
 
     /**
-     * One side, as the tool's loop runs it: poll, hand each completion to the tool's
-     * {@link PingpongCompletions}, which reposts receives and sends the next message. The side
-     * that starts ({@code initiator}) also decides when to stop, and counts its round trips.
+     * One side: episodes of the tool's own busy-polling loop ({@link PingpongCompletions#busyPoll}),
+     * each a whole ping-pong run of {@link Episodes#length} round trips that ends as the tool's
+     * run ends, the two sides meeting at {@link Episodes#next} between them. The side that starts
+     * each run ({@code initiator}) plays the client.
      */
-    private static void side(QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq, MemorySegment buf,
-                             MemoryRegion mr, RecvWr rwr, int routs, int size, boolean inline, int roundTrips,
-                             boolean initiator, AtomicBoolean stop, long deadline, int[] done) {
+    private static void side(Device dev, QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq,
+                             MemorySegment buf, MemoryRegion mr, RecvWr rwr, int routs, int size, boolean inline,
+                             boolean initiator, Episodes episodes) {
         SendWr swr = new SendWr(1).sge(buf.address() + pair.headroom(), size, mr.lkey());
         pair.address(swr, peer);
         swr.wrId = PingpongCommand.SEND_WRID;
         swr.opcode = WrOpcode.SEND;
         swr.sendFlags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
-        PingpongCompletions wcs = new PingpongCompletions(quiet, roundTrips, RECV_DEPTH, 1, routs, null,
-            new PingpongCompletions.PostSend(qp, swr), new PingpongCompletions.PostRecvs(qp, rwr),
-            new CompletionWatch(quiet, "warm-up", 0, 0, () -> 0));
-        wcs.expect(0, PingpongCommand.RECV_WRID);
-        if (initiator) {
-            if (!PingpongCommand.postSend(qp, swr)) {
+        // the tool's watch, with a short give-up: a UC message lost would leave both sides waiting
+        CompletionWatch watch = CompletionWatch.of(quiet, "warm-up", 0, STALL_SECONDS, dev);
+        PingpongCompletions.PostSend sender = new PingpongCompletions.PostSend(qp, swr);
+        PingpongCompletions.PostRecvs receiver = new PingpongCompletions.PostRecvs(qp, rwr);
+        WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
+        int length;
+        while ((length = episodes.length()) > 0) {
+            PingpongCompletions wcs = new PingpongCompletions(quiet, length, RECV_DEPTH, 1, routs, null, sender,
+                receiver, watch);
+            wcs.expect(0, PingpongCommand.RECV_WRID);
+            boolean ok = true;
+            if (initiator) {
+                ok = PingpongCommand.postSend(qp, swr);
+                wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
+            }
+            ok = ok && (episodes.yielding() ? yieldingPoll(wcs, cq, wc, watch) : wcs.busyPoll(cq, wc)) == 0;
+            routs = wcs.outstandingReceives();
+            if (!episodes.next(ok)) {
                 return;
             }
-            wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
         }
-        JitQuiet jit = new JitQuiet();
-        WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-        int received = 0;
-        int idle = 0;
-        long lastCompletion = System.nanoTime();
-        while (wcs.running() && !stop.get()) {
-            int ne = cq.poll(wc);
-            if (ne == 0) {
-                // let the compiler threads (and the peer process) have the CPU: the warm-up is
-                // there to get code compiled, not to win the race
-                Thread.yield();
-                if (++idle % 1024 == 0) {
-                    long t = System.nanoTime();
-                    if (t - deadline > 0 || t - lastCompletion > STALL_NANOS) {
-                        break; // past the budget, or stalled (a UC message lost: nothing would ever come)
-                    }
+    }
+
+    /**
+     * {@link PingpongCompletions#busyPoll} that yields the CPU after each empty poll: while both
+     * processes warm up, four threads busy-poll on what may be 2 cores beside the compiler
+     * threads, and without yielding each round trip waits for a time slice.
+     */
+    private static int yieldingPoll(PingpongCompletions wcs, CompletionQueue cq, WorkCompletion[] wc,
+                                    CompletionWatch watch) {
+        while (wcs.running()) {
+            int ne;
+            while ((ne = cq.poll(wc)) < 1) {
+                if (!watch.keepPolling()) {
+                    return -1;
                 }
-                continue;
+                Thread.yield();
             }
-            lastCompletion = System.nanoTime();
             for (int i = 0; i < ne; i++) {
                 if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    stop.set(true);
+                    return ne;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The warm-up's plan, shared by its two sides: how long each episode is, the pause after it,
+     * and when to stop. The first episodes are short and followed by a pause longer than an
+     * engine's idle time before its deep sleep (200 ms), so that the branches of a device coming
+     * back from that sleep are profiled before the JIT compiles its hot methods for good: the
+     * measured run starts from there (the device idles while the peers exchange addresses). Later
+     * episodes are longer with short pauses, during which the compiler threads have the CPU, until
+     * the JIT has been quiet for {@link #QUIET_NANOS}; then one more episode after a deep-sleep
+     * pause must compile nothing, as the measured run should. The budget and the round trips
+     * bound all of it.
+     */
+    private static final class Episodes {
+        private final java.util.concurrent.CyclicBarrier meet = new java.util.concurrent.CyclicBarrier(2, this::decide);
+        private final JitQuiet jit = new JitQuiet();
+        private final int maxRoundTrips;
+        private final long deadline;
+        private volatile int length;
+        private volatile boolean yielding = true;
+        private int episode;
+        private int roundTrips;
+        private boolean failed;
+        private boolean confirming;
+        private long compiledBefore;
+
+        Episodes(int maxRoundTrips, long deadline) {
+            this.maxRoundTrips = maxRoundTrips;
+            this.deadline = deadline;
+            this.length = Math.min(SHORT_EPISODE, maxRoundTrips);
+        }
+
+        /** Whether the next episode yields the CPU when it finds nothing (the first phase). */
+        boolean yielding() {
+            return yielding;
+        }
+
+        /** Round trips of the next episode; 0 to stop. */
+        int length() {
+            return length;
+        }
+
+        int roundTrips() {
+            return roundTrips;
+        }
+
+        /** A side failed outside an episode: the other one stops at its next meeting, or now. */
+        void abandon() {
+            length = 0;
+            meet.reset();
+        }
+
+        /** A side finished an episode ({@code ok}: as the tool's run ends); false to stop. */
+        boolean next(boolean ok) {
+            if (length == 0) {
+                return false; // abandoned
+            }
+            if (!ok) {
+                failed = true; // read by decide(), which the barrier runs after both arrived
+            }
+            try {
+                meet.await(MEET_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                length = 0;
+                meet.reset();
+            } catch (java.util.concurrent.BrokenBarrierException | java.util.concurrent.TimeoutException e) {
+                length = 0;
+                meet.reset();
+            }
+            return length > 0;
+        }
+
+        /** Run by the barrier, once both sides finished an episode: the next length, and the pause. */
+        private void decide() {
+            roundTrips += length;
+            episode++;
+            long now = System.nanoTime();
+            if (failed || now - deadline > 0 || roundTrips >= maxRoundTrips) {
+                length = 0;
+                return;
+            }
+            long compiled = jit.total();
+            if (confirming) {
+                if (compiled == compiledBefore) {
+                    length = 0; // an episode after a deep sleep compiled nothing: warm
                     return;
                 }
-                if (wc[i].wrId == PingpongCommand.RECV_WRID) {
-                    received++;
-                }
+                confirming = false;
             }
-            if (initiator && ne > 0 && received % 256 == 0 && received > 0) {
-                if (System.nanoTime() - deadline > 0 || received >= MIN_ROUND_TRIPS && jit.quiet()) {
-                    break;
-                }
+            int next;
+            if (episode <= DEEP_SLEEP_EPISODES) {
+                next = SHORT_EPISODE;
+                pause(DEEP_SLEEP_PAUSE_NANOS);
+            } else if (yielding && roundTrips >= MIN_ROUND_TRIPS && jit.quiet()) {
+                // the shared code is compiled: now the tool's own loop, busy-polling
+                yielding = false;
+                next = SHORT_EPISODE;
+                pause(SHORT_PAUSE_NANOS);
+            } else if (!yielding && jit.quiet()) {
+                confirming = true;
+                next = SHORT_EPISODE;
+                pause(DEEP_SLEEP_PAUSE_NANOS);
+                compiledBefore = jit.total();
+            } else {
+                next = yielding ? LONG_EPISODE : SHORT_EPISODE;
+                pause(SHORT_PAUSE_NANOS);
             }
+            length = Math.min(next, maxRoundTrips - roundTrips);
         }
-        if (wcs.running()) {
-            stop.set(true); // ended early: the other side may be waiting for a message that will not come
-        }
-        if (done != null) {
-            done[0] = received;
+
+        private void pause(long nanos) {
+            if (System.nanoTime() + nanos - deadline < 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+            }
         }
     }
 
@@ -297,18 +419,24 @@ final class HotPathWarmup {
         private long lastTotal = -1;
         private long since = System.nanoTime();
 
+        /** The JIT's total compilation time so far (ms); -1 without monitoring. */
+        long total() {
+            return jit == null || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
+        }
+
         boolean quiet() {
             if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
                 return false;
             }
             long total = jit.getTotalCompilationTime();
             long t = System.nanoTime();
-            if (total != lastTotal) {
+            if (lastTotal < 0 || total - lastTotal > QUIET_COMPILE_MILLIS) {
                 lastTotal = total;
                 since = t;
                 return false;
             }
             return t - since >= QUIET_NANOS;
         }
+
     }
 }

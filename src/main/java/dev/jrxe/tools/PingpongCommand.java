@@ -1,6 +1,5 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.internal.Internals;
 import dev.jrxe.ib.Errno;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
@@ -298,9 +297,7 @@ abstract class PingpongCommand implements Callable<Integer> {
     /** The wait for the next completion of this run (from the first call on). */
     CompletionWatch watch() {
         if (watch == null) {
-            Device d = device;
-            watch = new CompletionWatch(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout,
-                () -> Internals.transportCounters(d).get(dev.jrxe.transport.TransportCounters.RCVD_PKTS));
+            watch = CompletionWatch.of(err, Main.qualifiedName(spec.commandLine()), udpPort, idleTimeout, device);
         }
         return watch;
     }

@@ -83,6 +83,41 @@ final class PingpongCompletions {
         pending[qpIndex] = wrIds;
     }
 
+    /** Receives posted and not yet completed: what the next run on the same QP starts with. */
+    int outstandingReceives() {
+        return routs;
+    }
+
+    /**
+     * The busy-polling loop of a run (the tools without {@code -e}): polls {@code cq} until it has
+     * completions (for as long as the watch allows), hands each to {@link #complete}, until
+     * {@link #running} ends. The tools' measured loops and their warm-up ({@link HotPathWarmup})
+     * run this one method, so that what the JIT compiled and profiled in the warm-up is what the
+     * measurement runs: a loop of its own in the warm-up left the measured one to be compiled,
+     * and its callees recompiled, while it was timed.
+     *
+     * @param wc room for the completions of one poll
+     * @return 0 when the run is complete; -1 when the watch gave up (the reason printed); else the
+     *     completions of the poll in which {@link #complete} failed (the reason printed)
+     */
+    int busyPoll(dev.jrxe.verbs.CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc) {
+        while (running()) {
+            int ne;
+            do {
+                ne = cq.poll(wc);
+            } while (ne < 1 && watch.keepPolling());
+            if (ne < 1) {
+                return -1;
+            }
+            for (int i = 0; i < ne; i++) {
+                if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                    return ne;
+                }
+            }
+        }
+        return 0;
+    }
+
     /** True until both sends and receives reached the iterations. */
     boolean running() {
         return rcnt < iters || scnt < iters;

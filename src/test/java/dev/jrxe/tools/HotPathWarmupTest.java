@@ -60,10 +60,10 @@ class HotPathWarmupTest {
     void shouldStopAtItsTimeBudget() throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
-            // a budget already spent: it stops at its first look at the clock (an idle spell, or
-            // 256 round trips) instead of running 10 million
+            // a budget already spent: it stops at its first look at the clock (the end of its first
+            // episode) instead of running 10 million
             HotPathWarmup.Result r = HotPathWarmup.run(dev, QpType.RC, 8, Mtu.MTU_1024, 10_000_000, 1);
-            assertThat(r.roundTrips()).isLessThanOrEqualTo(256);
+            assertThat(r.roundTrips()).isEqualTo(HotPathWarmup.SHORT_EPISODE);
             assertThat(dev.liveQps()).isZero();
         }
     }
