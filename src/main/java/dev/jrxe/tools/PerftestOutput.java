@@ -34,11 +34,11 @@ final class PerftestOutput {
         o.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", i.connection());
         o.println(" PCIe relax order: ON");
         o.println(" ibv_wr* API     : OFF");
-        boolean duplexOrClient = !i.server() || !i.test().bw || i.duplex();
-        if (duplexOrClient) {
+        // perftest: TX depth on a client or with -b, RX depth (SEND) on a server or with -b
+        if (!i.server() || i.duplex()) {
             o.printf(" TX depth        : %d%n", i.txDepth());
         }
-        if (i.test().verb == PerftestTest.Verb.SEND) {
+        if (i.test().verb == PerftestTest.Verb.SEND && (i.server() || i.duplex())) {
             o.printf(" RX depth        : %d%n", i.rxDepth());
         }
         if (i.test().bw) {

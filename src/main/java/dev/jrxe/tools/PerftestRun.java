@@ -633,8 +633,9 @@ final class PerftestRun implements AutoCloseable {
     // ------------------------------------------------------------------ latency
 
     /**
-     * WRITE latency, both sides: the client writes first; each side waits until the peer's write
-     * has set the last byte of its receive area to the iteration's number, then writes its own.
+     * WRITE latency, both sides: the server writes first (as perftest's run_iter_lat_write); each
+     * side waits until the peer's write has set the last byte of its receive area to the
+     * iteration's number, then writes its own.
      */
     long[] writeLat(int size, boolean client) throws IOException {
         int n = p.iters();
@@ -645,7 +646,7 @@ final class PerftestRun implements AutoCloseable {
         int rcnt = 0;
         int ccnt = 0;
         while (scnt < n || ccnt < n || rcnt < n) {
-            if (rcnt < n && !(scnt < 1 && client)) {
+            if (rcnt < n && !(scnt < 1 && !client)) {
                 rcnt++;
                 long t0 = System.nanoTime();
                 while (poll.get(ValueLayout.JAVA_BYTE, size - 1) != (byte) rcnt) {

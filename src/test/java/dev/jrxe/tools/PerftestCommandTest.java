@@ -61,6 +61,28 @@ class PerftestCommandTest {
         assertThat(PerftestOutput.alt(0x80, 4)).isEqualTo("0x80");
     }
 
+    private static List<String> header(PerftestTest test, boolean server, boolean duplex) {
+        StringWriter s = new StringWriter();
+        PrintWriter o = new PrintWriter(s);
+        PerftestOutput.header(o, new PerftestOutput.Info(test, server, "jrxe0", 1, "RC", 20, 20, 1, 3, 1, 1, false,
+            duplex));
+        o.flush();
+        return s.toString().lines().toList();
+    }
+
+    @Test
+    void shouldPrintTheDepthsEachSidePrintsInPerftestsHeader() {
+        // as the captures show: a client prints its TX depth, a SEND server its RX depth, -b both
+        assertThat(header(PerftestTest.SEND_BW, false, false)).contains(" TX depth        : 20")
+            .noneMatch(l -> l.startsWith(" RX depth"));
+        assertThat(header(PerftestTest.SEND_BW, true, false)).contains(" RX depth        : 20")
+            .noneMatch(l -> l.startsWith(" TX depth"));
+        assertThat(header(PerftestTest.SEND_BW, true, true)).contains(" TX depth        : 20", " RX depth        : 20");
+        assertThat(header(PerftestTest.WRITE_LAT, true, false)).noneMatch(l -> l.contains("depth"));
+        assertThat(header(PerftestTest.SEND_LAT, false, false)).contains(" TX depth        : 20")
+            .noneMatch(l -> l.startsWith(" RX depth"));
+    }
+
     @Test
     void shouldComputeLatencyAsPerftestDoes() {
         // posts every 10 us but two late ones: the differences are halved (one way), the two largest dropped
@@ -90,6 +112,40 @@ class PerftestCommandTest {
         try (PerftestRun run = new PerftestRun(DeviceConfig.of("jrxe0", "127.0.0.2").detached(), p)) {
             assertThatThrownBy(() -> run.verify(4096, false, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
             assertThat(run.outReads).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldHaveTheWriteLatencyServerWriteFirstAsPerftestDoes() throws Exception {
+        // a perftest client waits for the server's first write: a server that waited too would hang both
+        int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
+        PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_LAT, 2, 1, 1, 1, 1, 1, false, 3, 1, false,
+            14, 4096, 64, 1);
+        try (PerftestRun server = new PerftestRun(DeviceConfig.of("jrxe0", PingpongHarness.SERVER_IP).udpPort(udp), p);
+             PerftestRun client = new PerftestRun(DeviceConfig.of("jrxe0", PingpongHarness.CLIENT_IP).udpPort(udp), p)) {
+            server.connect(client.mine);
+            client.connect(server.mine);
+            server.fillSources(false, false);
+            java.util.concurrent.CompletableFuture<long[]> serving = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return server.writeLat(2, false);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            // the server's write lands before the client has written anything
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean landed = false;
+            while (!landed && System.nanoTime() < deadline) {
+                try {
+                    landed = client.verify(2, true, false) == 1;
+                } catch (IOException notYet) {
+                    Thread.sleep(1);
+                }
+            }
+            assertThat(landed).as("the server's first write, with the client silent").isTrue();
+            client.writeLat(2, true);
+            assertThat(serving.get(10, TimeUnit.SECONDS)).hasSize(1);
         }
     }
 
