@@ -18,11 +18,11 @@ import picocli.CommandLine.Parameters;
  * {@code jrxe perftest TEST} and its aliases {@code jrxe ib_write_bw}, ...: one of perftest's
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC, UC and UD; one run or, with
- * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (the BW tests); {@code --csv}/{@code --svg}
- * write the rows and a chart; {@code --cpu_util} with -D; {@code -b} for WRITE, READ and atomics (both
- * sides post, each prints the sum); UD for the send tests (messages cut to the MTU, the server
- * counting what UD dropped); jrxe's {@code --engines K}. Not yet: -D for the latency tests, -b for
- * SEND, -R/-z rdma_cm, -e events.
+ * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (every test; the latency tests print
+ * perftest's duration table); {@code --csv}/{@code --svg} write the rows and a chart;
+ * {@code --cpu_util} with -D; {@code -b} for WRITE, READ and atomics (both sides post, each prints
+ * the sum); UD for the send tests (messages cut to the MTU, the server counting what UD dropped);
+ * jrxe's {@code --engines K}. Not yet: -b for SEND, -R/-z rdma_cm, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -97,8 +97,8 @@ final class PerftestCommand implements Callable<Integer> {
     int postList;
 
     @Option(converter = Converters.Positive.class, names = {"-D", "--duration"}, paramLabel = "SECONDS",
-        description = "run for SECONDS (BW tests) after a margin of a quarter of it that is "
-            + "not measured, instead of -n iterations")
+        description = "run for SECONDS instead of -n iterations: BW tests measure SECONDS after a quarter of "
+            + "them unmeasured; latency tests run SECONDS, their first and last quarter unmeasured")
     Integer duration;
 
     @Option(names = {"-A", "--atomic_type"}, defaultValue = "FETCH_AND_ADD",
@@ -203,8 +203,8 @@ final class PerftestCommand implements Callable<Integer> {
         Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
         Converters.require(spec, !bidirectional || test.bw && test.verb != PerftestTest.Verb.SEND,
             "-b runs the write, read and atomic BW tests (jrxe's perftest has no bidirectional SEND yet)");
-        Converters.require(spec, duration == null || test.bw,
-            "-D runs the BW tests (jrxe's perftest has no duration mode for the latency tests yet)");
+        Converters.require(spec, duration == null || test.bw || csv == null && svg == null,
+            "--csv and --svg draw a latency test's distribution, which -D does not keep");
         Converters.require(spec, duration == null || !bidirectional || test.verb != PerftestTest.Verb.SEND,
             "-D with -b: not for SEND");
         Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
@@ -226,6 +226,9 @@ final class PerftestCommand implements Callable<Integer> {
         }
         try (PerftestOob oob = client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
             : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000)) {
+            if (duration != null) {
+                oob.allowRun(duration * 2_000L); // BW runs last 1.5 times -D
+            }
             DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
             int maxSize = sizes.get(sizes.size() - 1);
             // the port's MTU first (opening the device tells it), then the peer's if smaller
@@ -349,7 +352,11 @@ final class PerftestCommand implements Callable<Integer> {
         if (test.bw) {
             PerftestOutput.bwHeader(out, gbits, cpuUtil);
         } else if (client || test.verb != PerftestTest.Verb.READ) {
-            PerftestOutput.latHeader(out);
+            if (duration != null) {
+                PerftestOutput.latDurationHeader(out, cpuUtil);
+            } else {
+                PerftestOutput.latHeader(out);
+            }
         }
         for (int k = 0; k < sizes.size(); k++) {
             int s = sizes.get(k);
@@ -360,8 +367,9 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 oob.handshake(run.mine[0]);
             }
-            // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start)
-            PerftestCpuUtil cpu = cpuUtil ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
+            // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start;
+            // the latency tests' window samples its own)
+            PerftestCpuUtil cpu = cpuUtil && test.bw ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
                 System.nanoTime() + duration * 1_250_000_000L) : null;
             if (test.bw && !send) {
                 if (bidirectional) {
@@ -412,24 +420,8 @@ final class PerftestCommand implements Callable<Integer> {
                     out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
                         + " or a full socket buffer: UD does not retransmit)%n", mine.iters(), mine.iters() + run.lost, run.lost);
                 }
-            } else if (test.verb == PerftestTest.Verb.READ) {
-                if (client) {
-                    long[] posted = run.readLat(s);
-                    oob.handshake(run.mine[0]);
-                    PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), false);
-                    PerftestOutput.latRow(out, s, run.p.iters(), l);
-                    points.add(new PerftestPlot.Point(s, run.p.iters(), 0, 0, 0, l));
-                } else {
-                    oob.handshake(run.mine[0]);
-                }
             } else {
-                long[] posted = test.verb == PerftestTest.Verb.WRITE ? run.writeLat(s, client) : run.sendLat(s, client);
-                if (send) {
-                    oob.handshake(run.mine[0]);
-                }
-                PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), true);
-                PerftestOutput.latRow(out, s, run.p.iters(), l);
-                points.add(new PerftestPlot.Point(s, run.p.iters(), 0, 0, 0, l));
+                latency(oob, run, client, s, out);
             }
             if (check) {
                 long bytes = run.verify(s, client, bidirectional);
@@ -444,6 +436,34 @@ final class PerftestCommand implements Callable<Integer> {
         }
         out.println(PerftestOutput.LINE);
         out.flush();
+    }
+
+    /**
+     * One latency run of {@code size}, its row printed: {@code -n} iterations or, with -D,
+     * perftest's duration mode; the READ server only waits in the exchange meanwhile.
+     */
+    private void latency(PerftestOob oob, PerftestRun run, boolean client, int size, PrintWriter out) throws IOException {
+        boolean read = test.verb == PerftestTest.Verb.READ;
+        if (read && !client) {
+            oob.handshake(run.mine[0]); // blocks until the client is done
+            return;
+        }
+        PerftestWindow w = duration == null ? null : new PerftestWindow(duration * 1_000_000_000L, cpuUtil);
+        long[] posted = switch (test.verb) {
+            case READ -> run.readLat(size, w);
+            case WRITE -> run.writeLat(size, client, w);
+            default -> run.sendLat(size, client, w);
+        };
+        if (test.verb != PerftestTest.Verb.WRITE) {
+            oob.handshake(run.mine[0]); // READ and SEND close with one more exchange
+        }
+        if (w != null) {
+            PerftestOutput.latDurationRow(out, size, w.counted(), w.measuredNanos(), read ? 1 : 2, w.cpuPercent());
+            return;
+        }
+        PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), !read);
+        PerftestOutput.latRow(out, size, run.p.iters(), l);
+        points.add(new PerftestPlot.Point(size, run.p.iters(), 0, 0, 0, l));
     }
 
     /** {@code jrxe perftest}: the tests as subcommands. */

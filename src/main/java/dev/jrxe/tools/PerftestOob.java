@@ -76,6 +76,14 @@ final class PerftestOob implements Closeable {
         }
     }
 
+    /**
+     * Lets each exchange wait {@code runMillis} longer than {@link #STEP_TIMEOUT_MILLIS}: with -D
+     * one side waits in an exchange while the other runs for the duration.
+     */
+    void allowRun(long runMillis) throws IOException {
+        socket.setSoTimeout(Math.toIntExact(STEP_TIMEOUT_MILLIS + runMillis));
+    }
+
     /** One lock-step exchange: the client writes then reads, the server reads then writes. */
     byte[] exchange(byte[] mine) throws IOException {
         byte[] theirs = new byte[mine.length];

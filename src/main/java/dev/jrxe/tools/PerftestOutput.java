@@ -99,6 +99,11 @@ final class PerftestOutput {
     static void bwRow(PrintWriter o, PerftestOob.Report r, double cpuUtil) {
         o.printf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
             r.bwAvg(), r.msgRate());
+        endRow(o, cpuUtil);
+    }
+
+    /** perftest's REPORT_EXT or, for a utilization that is not NaN, REPORT_EXT_CPU_UTIL. */
+    private static void endRow(PrintWriter o, double cpuUtil) {
         if (!Double.isNaN(cpuUtil)) {
             o.printf("\t    %-3.2f", cpuUtil);
         }
@@ -113,6 +118,23 @@ final class PerftestOutput {
     static void latHeader(PrintWriter o) {
         o.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
             + "   99% percentile[usec]   99.9% percentile[usec] ");
+    }
+
+    /** The table header of a latency test's duration mode (RESULT_FMT_LAT_DUR). */
+    static void latDurationHeader(PrintWriter o, boolean cpuUtil) {
+        o.println(" #bytes        #iterations       t_avg[usec]    tps average" + (cpuUtil ? "    CPU_Util[%]" : ""));
+    }
+
+    /**
+     * A latency test's duration row (perftest's print_report_lat_duration): {@code iters}
+     * iterations in {@code nanos} measured, t_avg = the time per iteration divided by
+     * {@code rttFactor} (2 for the one-way WRITE and SEND, 1 for READ), tps = iterations per second.
+     */
+    static void latDurationRow(PrintWriter o, int size, long iters, long nanos, int rttFactor, double cpuUtil) {
+        double usec = nanos / 1e3;
+        o.printf(" %-7d       %d            %-7.2f        %-7.2f", size, iters, usec / rttFactor / iters,
+            iters / (nanos / 1e9));
+        endRow(o, cpuUtil);
     }
 
     /** The latency statistics of perftest's print_report_lat. */

@@ -276,10 +276,12 @@ final class PerftestRun implements AutoCloseable {
                     }
                 }
                 checked += len;
-                if (!t.bw && t.verb != PerftestTest.Verb.READ) {
+                if (!t.bw && t.verb == PerftestTest.Verb.WRITE) {
+                    // the peer's counter: its writes this side saw; after a duration run maybe one more
                     byte last = m.get(ValueLayout.JAVA_BYTE, size - 1);
-                    if (t.verb == PerftestTest.Verb.WRITE && last != (byte) p.iters()) {
-                        throw new IOException("data check: the last iteration byte is " + last + ", not " + (byte) p.iters());
+                    if (last != (byte) writesSeen && !(peerMayWriteAgain && last == (byte) (writesSeen + 1))) {
+                        throw new IOException("data check: the last iteration byte is " + last + ", not "
+                            + (byte) writesSeen);
                     }
                 }
             }
@@ -632,72 +634,127 @@ final class PerftestRun implements AutoCloseable {
 
     // ------------------------------------------------------------------ latency
 
+    /** The peer's writes the last {@link #writeLat} saw (its counter in the last byte of the receive area). */
+    private long writesSeen;
+    /** Whether the last {@link #writeLat} ended by the clock, so the peer may write once more after it. */
+    private boolean peerMayWriteAgain;
+
     /**
      * WRITE latency, both sides: the server writes first (as perftest's run_iter_lat_write); each
      * side waits until the peer's write has set the last byte of its receive area to the
-     * iteration's number, then writes its own.
+     * iteration's number, then writes its own. {@code -n} iterations, whose post times it returns,
+     * or with {@code w} until the window is over (each side on its own clock, started here, as
+     * perftest's alarm), counting the completed writes in it; null then.
      */
-    long[] writeLat(int size, boolean client) throws IOException {
-        int n = p.iters();
-        long[] posted = new long[n];
+    long[] writeLat(int size, boolean client, PerftestWindow w) throws IOException {
+        long n = w == null ? p.iters() : Long.MAX_VALUE;
+        long[] posted = w == null ? new long[p.iters()] : null;
         MemorySegment post = buf.asSlice(0, slot);
-        MemorySegment poll = buf.asSlice(qps.length * slot, slot);
-        int scnt = 0;
-        int rcnt = 0;
-        int ccnt = 0;
+        long scnt = 0;
+        long rcnt = 0;
+        long ccnt = 0;
+        writesSeen = 0;
+        peerMayWriteAgain = w != null;
+        if (w != null) {
+            w.start(System.nanoTime());
+        }
         while (scnt < n || ccnt < n || rcnt < n) {
             if (rcnt < n && !(scnt < 1 && !client)) {
                 rcnt++;
                 long t0 = System.nanoTime();
-                while (poll.get(ValueLayout.JAVA_BYTE, size - 1) != (byte) rcnt) {
+                while (peerCounter(size) != (byte) rcnt) {
                     dev.progress();
-                    if (System.nanoTime() - t0 > STALL_NANOS) {
+                    long now = System.nanoTime();
+                    if (w != null && w.over(now)) {
+                        return posted;
+                    }
+                    if (now - t0 > STALL_NANOS) {
                         throw new IOException("no WRITE from the peer for 10 s (iteration " + rcnt + ")");
                     }
                 }
+                writesSeen = rcnt;
+            }
+            if (w != null && w.over(System.nanoTime())) {
+                return posted;
             }
             if (scnt < n) {
-                posted[scnt] = System.nanoTime();
+                if (posted != null) {
+                    posted[(int) scnt] = System.nanoTime();
+                }
                 post.set(ValueLayout.JAVA_BYTE, size - 1, (byte) ++scnt);
                 fill(0, size, 0, true, scnt);
                 qps[0].postSend(wr);
             }
             if (ccnt < n) {
-                awaitOne();
+                // a duration run may end while the peer, done already, no longer answers
+                if (awaitOne(w) == null) {
+                    return posted;
+                }
                 ccnt++;
+                if (w != null) {
+                    w.count(System.nanoTime());
+                }
             }
         }
         return posted;
     }
 
-    /** READ (or atomic) latency, client only: one request at a time, each waited for. */
-    long[] readLat(int size) throws IOException {
-        int n = p.iters();
-        long[] posted = new long[n];
-        for (int i = 0; i < n; i++) {
+    /** The last byte of QP 0's receive area: where a write-latency peer's writes put its iteration counter. */
+    byte peerCounter(int size) {
+        return buf.get(ValueLayout.JAVA_BYTE, qps.length * slot + size - 1);
+    }
+
+    /**
+     * READ (or atomic) latency, client only: one request at a time, each waited for; {@code -n}
+     * of them, whose post times it returns, or with {@code w} until the window is over, counting
+     * the completed ones in it (null then).
+     */
+    long[] readLat(int size, PerftestWindow w) throws IOException {
+        long n = w == null ? p.iters() : Long.MAX_VALUE;
+        long[] posted = w == null ? new long[p.iters()] : null;
+        if (w != null) {
+            w.start(System.nanoTime());
+        }
+        for (long i = 0; i < n && (w == null || !w.over(System.nanoTime())); i++) {
             fill(0, size, 0, true, i);
-            posted[i] = System.nanoTime();
+            if (posted != null) {
+                posted[(int) i] = System.nanoTime();
+            }
             qps[0].postSend(wr);
-            awaitOne();
+            awaitOne(null); // the server waits in the exchange meanwhile: this completes
+            if (w != null) {
+                w.count(System.nanoTime());
+            }
         }
         return posted;
     }
 
-    /** SEND latency: the client sends first; each side answers every message it receives with one of its own. */
-    long[] sendLat(int size, boolean client) throws IOException {
-        int n = p.iters();
-        long[] posted = new long[n];
-        int scnt = 0;
-        int rcnt = 0;
+    /**
+     * SEND latency: the client sends first; each side answers every message it receives with one
+     * of its own. {@code -n} iterations, whose post times it returns, or with {@code w} until the
+     * window is over, its clock started by the first message received and the messages received
+     * in it counted (perftest's set_on_first_rx_packet); null then. Every send is waited for
+     * before returning (the peer reposts its receives until it is done).
+     */
+    long[] sendLat(int size, boolean client, PerftestWindow w) throws IOException {
+        long n = w == null ? p.iters() : Long.MAX_VALUE;
+        long[] posted = w == null ? new long[p.iters()] : null;
+        long scnt = 0;
+        long rcnt = 0;
         int sendsOut = 0;
+        run:
         while (scnt < n || rcnt < n) {
             if (rcnt < n && !(scnt < 1 && client)) {
                 long t0 = System.nanoTime();
                 boolean got = false;
                 while (!got) {
                     int k = cqs[0].poll(wc, 1); // latency tests run QP 0 alone
+                    long now = System.nanoTime();
                     if (k == 0) {
-                        if (System.nanoTime() - t0 > STALL_NANOS) {
+                        if (w != null && w.over(now)) {
+                            break run;
+                        }
+                        if (now - t0 > STALL_NANOS) {
                             throw new IOException("no SEND from the peer for 10 s (message " + (rcnt + 1) + ")");
                         }
                         continue;
@@ -706,7 +763,11 @@ final class PerftestRun implements AutoCloseable {
                     if (wc[0].opcode == WcOpcode.RECV) {
                         got = true;
                         rcnt++;
-                        if (rcnt + p.rxDepth() <= n) {
+                        if (w != null) {
+                            w.start(now);
+                            w.count(now);
+                        }
+                        if (w != null || rcnt + p.rxDepth() <= n) {
                             postRecv(0, size);
                         }
                     } else {
@@ -714,31 +775,47 @@ final class PerftestRun implements AutoCloseable {
                     }
                 }
             }
+            if (w != null && w.over(System.nanoTime())) {
+                break;
+            }
             if (scnt < n) {
                 while (sendsOut >= p.txDepth()) {
-                    WorkCompletion c = awaitOne();
+                    WorkCompletion c = awaitOne(null);
                     if (c.opcode == WcOpcode.RECV) {
                         throw new IOException("a message came before our send completed");
                     }
                     sendsOut--;
                 }
                 fill(0, size, 0, true, scnt);
-                posted[scnt++] = System.nanoTime();
+                if (posted != null) {
+                    posted[(int) scnt] = System.nanoTime();
+                }
+                scnt++;
                 qps[0].postSend(wr);
                 sendsOut++;
             }
         }
         while (sendsOut > 0) {
-            awaitOne();
-            sendsOut--;
+            // a duration run's peer may have answered once more: not a send's completion
+            if (awaitOne(null).opcode != WcOpcode.RECV) {
+                sendsOut--;
+            }
         }
         return posted;
     }
 
-    private WorkCompletion awaitOne() throws IOException {
+    /**
+     * The next completion of CQ 0; null when the window {@code w} (if any) is over first, else an
+     * IOException after 10 s without one.
+     */
+    private WorkCompletion awaitOne(PerftestWindow w) throws IOException {
         long t0 = System.nanoTime();
         while (cqs[0].poll(wc, 1) == 0) {
-            stalled(System.nanoTime(), t0);
+            long now = System.nanoTime();
+            if (w != null && w.over(now)) {
+                return null;
+            }
+            stalled(now, t0);
         }
         check(wc[0]);
         return wc[0];

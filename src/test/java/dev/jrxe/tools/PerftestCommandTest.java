@@ -125,57 +125,28 @@ class PerftestCommandTest {
              PerftestRun client = new PerftestRun(DeviceConfig.of("jrxe0", PingpongHarness.CLIENT_IP).udpPort(udp), p)) {
             server.connect(client.mine);
             client.connect(server.mine);
-            server.fillSources(false, false);
             java.util.concurrent.CompletableFuture<long[]> serving = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
-                    return server.writeLat(2, false);
+                    return server.writeLat(2, false, null);
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
             // the server's write lands before the client has written anything
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            boolean landed = false;
-            while (!landed && System.nanoTime() < deadline) {
-                try {
-                    landed = client.verify(2, true, false) == 1;
-                } catch (IOException notYet) {
-                    Thread.sleep(1);
-                }
+            while (client.peerCounter(2) != 1 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
             }
-            assertThat(landed).as("the server's first write, with the client silent").isTrue();
-            client.writeLat(2, true);
+            assertThat(client.peerCounter(2)).as("the server's first write, with the client silent").isEqualTo((byte) 1);
+            client.writeLat(2, true, null);
             assertThat(serving.get(10, TimeUnit.SECONDS)).hasSize(1);
-        }
-    }
-
-    /** Server then client, each its own JVM, on fresh ports; returns {server lines, client lines}. */
-    private static List<List<String>> twoProcesses(String command, String... options) throws Exception {
-        int tcp = FreePorts.tcp();
-        int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
-        List<String> common = new ArrayList<>(List.of(command.split(" ")));
-        common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
-        common.addAll(List.of(options));
-        List<String> server = new ArrayList<>(common);
-        server.addAll(List.of("--ip", PingpongHarness.SERVER_IP));
-        List<String> client = new ArrayList<>(common);
-        client.addAll(List.of("--ip", PingpongHarness.CLIENT_IP, PingpongHarness.SERVER_IP));
-        try (ToolProcess s = ToolProcess.start(server.toArray(String[]::new))) {
-            assertThat(s.awaitLine("* Waiting for client", 60, TimeUnit.SECONDS)).as("server up: %s", s.output()).isTrue();
-            try (ToolProcess c = ToolProcess.start(client.toArray(String[]::new))) {
-                int clientRc = c.await(120, TimeUnit.SECONDS);
-                int serverRc = s.await(120, TimeUnit.SECONDS);
-                assertThat(clientRc).as("client exit code, output:%n%s", c.output()).isZero();
-                assertThat(serverRc).as("server exit code, output:%n%s", s.output()).isZero();
-                return List.of(s.lines(), c.lines());
-            }
         }
     }
 
     @ParameterizedTest
     @EnumSource(PerftestTest.class)
     void shouldRunEveryTestBetweenTwoProcessesWithEveryByteChecked(PerftestTest test) throws Exception {
-        List<List<String>> out = twoProcesses("perftest " + test.command, "-n", "200", "--check");
+        List<List<String>> out = PerftestPair.run("perftest " + test.command, "-n", "200", "--check");
         List<String> server = out.get(0);
         List<String> client = out.get(1);
         String title = test.title(false);
@@ -199,14 +170,14 @@ class PerftestCommandTest {
     void shouldPostListsOfRequestsWithOneDoorbell() throws Exception {
         // -l 64 with the default moderation (100) deadlocked: 128 in flight, the next signaled
         // request not posted; one completion per list (as perftest) cannot
-        List<List<String>> out = twoProcesses("ib_write_bw", "-s", "64", "-n", "800", "-l", "64", "--check");
+        List<List<String>> out = PerftestPair.run("ib_write_bw", "-s", "64", "-n", "800", "-l", "64", "--check");
         assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 64 ") && l.contains(" 800 "));
         assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: "));
     }
 
     @Test
     void shouldRunForADurationAfterAnUnmeasuredMargin() throws Exception {
-        List<List<String>> out = twoProcesses("ib_write_bw", "-D", "1", "-s", "4096", "--check");
+        List<List<String>> out = PerftestPair.run("ib_write_bw", "-D", "1", "-s", "4096", "--check");
         String row = out.get(1).stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
         long iterations = Long.parseLong(row.trim().split(" +")[1]);
         assertThat(iterations).as(row).isPositive();
@@ -217,7 +188,7 @@ class PerftestCommandTest {
     @Test
     void shouldSpreadQpsOverEnginesWithAThreadEachAndShowCpuUtilization() throws Exception {
         // 4 QPs over 2 engines each side, a polling thread per engine, every byte checked
-        List<List<String>> out = twoProcesses("ib_write_bw", "-D", "1", "-s", "4096", "-q", "4", "--engines", "2",
+        List<List<String>> out = PerftestPair.run("ib_write_bw", "-D", "1", "-s", "4096", "-q", "4", "--engines", "2",
             "--check", "--cpu_util");
         assertThat(out.get(1)).anyMatch(l -> l.contains("CPU_Util[%]"));
         String row = out.get(1).stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
@@ -232,7 +203,7 @@ class PerftestCommandTest {
     @ParameterizedTest
     @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "ATOMIC_BW"})
     void shouldRunBidirectionallyWithBothSidesPostingAndPrintingTheSum(PerftestTest test) throws Exception {
-        List<List<String>> out = twoProcesses("perftest " + test.command, "-b", "-n", "300", "--check");
+        List<List<String>> out = PerftestPair.run("perftest " + test.command, "-b", "-n", "300", "--check");
         String title = test.title(false, true);
         String size = Integer.toString(test.defaultSize);
         for (List<String> side : out) {
@@ -254,7 +225,7 @@ class PerftestCommandTest {
     @EnumSource(value = PerftestTest.class, names = {"SEND_BW", "SEND_LAT"})
     void shouldSendOverUdWithEveryByteChecked(PerftestTest test) throws Exception {
         // the default size of send-bw (64 KiB) is cut to the MTU, as perftest does for UD
-        List<List<String>> out = twoProcesses("perftest " + test.command, "-c", "UD", "-n", "300", "--check");
+        List<List<String>> out = PerftestPair.run("perftest " + test.command, "-c", "UD", "-n", "300", "--check");
         List<String> client = out.get(1);
         assertThat(client).anyMatch(l -> l.startsWith(" Connection type : UD"));
         String size = test.bw ? "4096" : Integer.toString(test.defaultSize);
@@ -270,7 +241,7 @@ class PerftestCommandTest {
     void shouldEndAUdSendRunThatLostMessagesAndCountThem() throws Exception {
         // two receives posted at a time against a client that never waits: UD drops what finds none,
         // and the server must neither wait for them for ever nor miscount
-        List<List<String>> out = twoProcesses("ib_send_bw", "-c", "UD", "-s", "1024", "-n", "3000", "-r", "2");
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-c", "UD", "-s", "1024", "-n", "3000", "-r", "2");
         String row = out.get(0).stream().filter(l -> l.startsWith(" 1024 ")).findFirst().orElseThrow();
         long arrived = Long.parseLong(row.trim().split("\\s+")[1]);
         assertThat(arrived).as(row).isBetween(1L, 3000L);
@@ -284,7 +255,7 @@ class PerftestCommandTest {
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"RC", "UD"})
     void shouldRunSendBandwidthForADuration(String connection) throws Exception {
-        List<List<String>> out = twoProcesses("ib_send_bw", "-D", "1", "-s", "4096", "-c", connection, "--check");
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-D", "1", "-s", "4096", "-c", connection, "--check");
         for (List<String> side : out) {
             String row = side.stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
             assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("messages in the measured second: %s", row)
@@ -305,7 +276,7 @@ class PerftestCommandTest {
 
     @Test
     void shouldSweepEverySizeWithAll() throws Exception {
-        List<List<String>> out = twoProcesses("ib_write_bw", "-a", "-n", "5", "--check");
+        List<List<String>> out = PerftestPair.run("ib_write_bw", "-a", "-n", "5", "--check");
         List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
         assertThat(rows).hasSize(23);
         assertThat(rows.get(0)).startsWith(" 2 ");
@@ -382,13 +353,13 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_write_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "XRC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(Main.execute(cl, "ib_write_lat", "-D", "2")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_lat", "-D", "2", "--svg", "lat.svg")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
-            "-D runs the BW tests", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
+            "which -D does not keep", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
             "-b runs the write, read and atomic BW tests");
     }
 }

@@ -1,0 +1,47 @@
+package dev.jrxe.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A jrxe perftest server and its client, each in a JVM of its own, as a user starts them. */
+final class PerftestPair {
+    private PerftestPair() {
+    }
+
+    /**
+     * Runs {@code command} (e.g. "perftest write-bw" or "ib_send_lat") with {@code options} as a
+     * server on 127.0.0.2, then as its client on 127.0.0.3, on fresh ports; both must exit 0.
+     *
+     * @return {server lines, client lines}
+     */
+    static List<List<String>> run(String command, String... options) throws Exception {
+        int tcp = FreePorts.tcp();
+        int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
+        List<String> common = new ArrayList<>(List.of(command.split(" ")));
+        common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
+        common.addAll(List.of(options));
+        List<String> server = new ArrayList<>(common);
+        server.addAll(List.of("--ip", PingpongHarness.SERVER_IP));
+        List<String> client = new ArrayList<>(common);
+        client.addAll(List.of("--ip", PingpongHarness.CLIENT_IP, PingpongHarness.SERVER_IP));
+        try (ToolProcess s = ToolProcess.start(server.toArray(String[]::new))) {
+            assertThat(s.awaitLine("* Waiting for client", 60, TimeUnit.SECONDS)).as("server up: %s", s.output()).isTrue();
+            try (ToolProcess c = ToolProcess.start(client.toArray(String[]::new))) {
+                int clientRc = c.await(120, TimeUnit.SECONDS);
+                int serverRc = s.await(120, TimeUnit.SECONDS);
+                assertThat(clientRc).as("client exit code, output:%n%s", c.output()).isZero();
+                assertThat(serverRc).as("server exit code, output:%n%s", s.output()).isZero();
+                return List.of(s.lines(), c.lines());
+            }
+        }
+    }
+
+    /** The first line of {@code side} that starts with {@code prefix}; fails the test when there is none. */
+    static String row(List<String> side, String prefix) {
+        return side.stream().filter(l -> l.startsWith(prefix)).findFirst()
+            .orElseThrow(() -> new AssertionError("no line starting with '" + prefix + "' in:\n" + String.join("\n", side)));
+    }
+}
