@@ -20,9 +20,10 @@ import picocli.CommandLine.Parameters;
  * §4), so that the real ib_write_bw and friends can be the peer. RC, UC and UD; one run or, with
  * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (every test; the latency tests print
  * perftest's duration table); {@code --csv}/{@code --svg} write the rows and a chart;
- * {@code --cpu_util} with -D; {@code -b} for WRITE, READ and atomics (both sides post, each prints
- * the sum); UD for the send tests (messages cut to the MTU, the server counting what UD dropped);
- * jrxe's {@code --engines K}. Not yet: -b for SEND, -R/-z rdma_cm, -e events.
+ * {@code --cpu_util} with -D; {@code -b} for the BW tests (both sides post, each prints the sum; for
+ * SEND over RC, and with -D each prints its own messages both ways, as perftest); UD for the send
+ * tests (messages cut to the MTU, the server counting what UD dropped); jrxe's {@code --engines K}.
+ * Not yet: -R/-z rdma_cm, -e events.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
@@ -139,7 +140,8 @@ final class PerftestCommand implements Callable<Integer> {
         description = "UDP port of both devices (default ${DEFAULT-VALUE}, RoCEv2)")
     int udpPort;
 
-    @Option(names = {"-b", "--bidirectional"}, description = "measure bidirectional bandwidth: both sides post (write, read and atomic BW)")
+    @Option(names = {"-b", "--bidirectional"}, description = "measure bidirectional bandwidth: both sides post, each prints the "
+        + "sum (BW tests; SEND over RC, and with -D each side prints its own messages both ways)")
     boolean bidirectional;
 
     @Option(names = "--cpu_util", description = "show the CPUs' utilization over the measured seconds (/proc/stat, all CPUs; with -D)")
@@ -201,12 +203,12 @@ final class PerftestCommand implements Callable<Integer> {
         Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
         Converters.require(spec, engines >= 1 && engines <= 16, "--engines is 1 to 16, not " + engines);
         Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
-        Converters.require(spec, !bidirectional || test.bw && test.verb != PerftestTest.Verb.SEND,
-            "-b runs the write, read and atomic BW tests (jrxe's perftest has no bidirectional SEND yet)");
+        Converters.require(spec, !bidirectional || test.bw, "Bidirectional is only available in BW test");
+        Converters.require(spec, !bidirectional || test.verb != PerftestTest.Verb.SEND || type.equals("RC"),
+            "-b with SEND runs over RC in jrxe (over UC and UD a message that finds no receive is lost, and each side"
+                + " would wait for it)");
         Converters.require(spec, duration == null || test.bw || csv == null && svg == null,
             "--csv and --svg draw a latency test's distribution, which -D does not keep");
-        Converters.require(spec, duration == null || !bidirectional || test.verb != PerftestTest.Verb.SEND,
-            "-D with -b: not for SEND");
         Converters.require(spec, duration == null || !all, "-D and -a: one or the other");
         Converters.require(spec, duration == null || !check || test.verb != PerftestTest.Verb.ATOMIC,
             "--check counts an atomic test's iterations: not with -D");
@@ -336,7 +338,7 @@ final class PerftestCommand implements Callable<Integer> {
         if (send) {
             oob.handshake(run.mine[0]);
             handshakeAll(oob, run);
-            if (!client || !test.bw) {
+            if (receives(client)) {
                 run.postReceives(firstSize);
             }
         } else {
@@ -362,7 +364,7 @@ final class PerftestCommand implements Callable<Integer> {
             int s = sizes.get(k);
             if (k > 0) {
                 // -a: a barrier before each further size (the receiver's receives posted first)
-                if (send && (!client || !test.bw)) {
+                if (receives(client)) {
                     run.postReceives(s);
                 }
                 oob.handshake(run.mine[0]);
@@ -375,18 +377,16 @@ final class PerftestCommand implements Callable<Integer> {
                 if (bidirectional) {
                     // both sides post; each prints the sum of both reports (perftest's print_full_bw_report)
                     PerftestOob.Report mine = duration != null
-                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
-                        : run.bwClient(s, gbits);
+                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits, null)
+                        : run.bwClient(s, gbits, false);
                     oob.handshake(run.mine[0]);
-                    PerftestOob.Report theirs = oob.reports(mine);
-                    PerftestOob.Report both = new PerftestOob.Report(mine.size(), mine.iters(),
-                        mine.bwPeak() + theirs.bwPeak(), mine.bwAvg() + theirs.bwAvg(), mine.msgRate() + theirs.msgRate());
+                    PerftestOob.Report both = mine.plus(oob.reports(mine));
                     PerftestOutput.bwRow(out, both, cpu == null ? Double.NaN : cpu.percent());
                     point(both);
                 } else if (client) {
                     PerftestOob.Report mine = duration != null
-                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits)
-                        : run.bwClient(s, gbits);
+                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits, null)
+                        : run.bwClient(s, gbits, false);
                     oob.handshake(run.mine[0]);
                     oob.reports(mine);
                     PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
@@ -406,12 +406,22 @@ final class PerftestCommand implements Callable<Integer> {
                     }
                 };
                 PerftestOob.Report mine;
-                if (duration != null) {
-                    long seconds = duration * 1_000_000_000L;
-                    mine = client ? run.bwClientTimed(s, seconds, seconds / 4, gbits)
+                long seconds = duration == null ? 0 : duration * 1_000_000_000L;
+                if (bidirectional) {
+                    // both sides send and receive (perftest's run_iter_bi); a duration server receives
+                    // until the client is done
+                    mine = duration != null ? run.bwClientTimed(s, seconds, seconds / 4, gbits, client ? null : clientDone)
+                        : run.bwClient(s, gbits, true);
+                } else if (duration != null) {
+                    mine = client ? run.bwClientTimed(s, seconds, seconds / 4, gbits, null)
                         : run.sendBwServerTimed(s, seconds, seconds / 4, gbits, clientDone);
                 } else {
-                    mine = client ? run.bwClient(s, gbits) : run.sendBwServer(s, gbits, clientDone);
+                    mine = client ? run.bwClient(s, gbits, false) : run.sendBwServer(s, gbits, clientDone);
+                }
+                if (bidirectional && duration == null) {
+                    // each prints the sum of both sides' sends; in a duration run each counted its
+                    // messages both ways already and prints its own, as perftest
+                    mine = mine.plus(oob.reports(mine));
                 }
                 oob.handshake(run.mine[0]);
                 PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
@@ -431,8 +441,8 @@ final class PerftestCommand implements Callable<Integer> {
             }
             out.flush();
         }
-        if (test.bw && !send) {
-            oob.handshake(run.mine[0]);
+        if (test.bw && (!send || sizes.size() > 1)) {
+            oob.handshake(run.mine[0]); // perftest's closing exchange (a SEND run's is its last one, but after -a)
         }
         out.println(PerftestOutput.LINE);
         out.flush();
@@ -464,6 +474,11 @@ final class PerftestCommand implements Callable<Integer> {
         PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), !read);
         PerftestOutput.latRow(out, size, run.p.iters(), l);
         points.add(new PerftestPlot.Point(size, run.p.iters(), 0, 0, 0, l));
+    }
+
+    /** Whether this side posts receives before each run: a SEND test's receiving sides (both with -b). */
+    private boolean receives(boolean client) {
+        return test.verb == PerftestTest.Verb.SEND && (!client || !test.bw || bidirectional);
     }
 
     /** {@code jrxe perftest}: the tests as subcommands. */

@@ -154,6 +154,10 @@ final class PerftestOob implements Closeable {
 
     /** The bandwidth report: size, iterations (u64), peak, average and message rate (doubles), big-endian, one at a time. */
     record Report(long size, long iters, double bwPeak, double bwAvg, double msgRate) {
+        /** This side's report with the peer's rates added: what perftest prints for -b (print_full_bw_report). */
+        Report plus(Report peer) {
+            return new Report(size, iters, bwPeak + peer.bwPeak, bwAvg + peer.bwAvg, msgRate + peer.msgRate);
+        }
     }
 
     Report reports(Report mine) throws IOException {

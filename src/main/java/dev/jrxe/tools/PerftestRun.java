@@ -197,9 +197,14 @@ final class PerftestRun implements AutoCloseable {
     }
 
     private void postRecv(int q, int size) {
-        rwr.wrId = q;
-        rwr.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
-        qps[q].postRecv(rwr);
+        postRecv(rwr, q, size);
+    }
+
+    /** Posts one receive of QP {@code q} into its slot of the second half, through {@code r} (a thread's own). */
+    private void postRecv(RecvWr r, int q, int size) {
+        r.wrId = q;
+        r.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
+        qps[q].postRecv(r);
     }
 
     // ------------------------------------------------------------------ data check (jrxe's --check)
@@ -291,10 +296,18 @@ final class PerftestRun implements AutoCloseable {
 
     // ------------------------------------------------------------------ bandwidth
 
-    /** The client's bandwidth loop: every QP posts {@code iters} requests, up to tx depth in flight. */
-    PerftestOob.Report bwClient(int size, boolean gbits) throws IOException {
+    /**
+     * The client's bandwidth loop: every QP posts {@code iters} requests, up to tx depth in flight.
+     * With {@code receives} (bidirectional SEND, perftest's run_iter_bi) it also takes the peer's
+     * {@code iters} messages per QP, reposting receives until that many were posted, and ends when
+     * they have come too; the report is of its own sends.
+     */
+    PerftestOob.Report bwClient(int size, boolean gbits, boolean receives) throws IOException {
         int n = p.iters();
         int nq = qps.length;
+        int[] postedRecvs = new int[nq];
+        java.util.Arrays.fill(postedRecvs, p.rxDepth()); // postReceives
+        long toReceive = receives ? (long) n * nq : 0;
         long[] posted = new long[n * nq];
         long[] completed = new long[n * nq];
         int[] scnt = new int[nq];
@@ -304,7 +317,7 @@ final class PerftestRun implements AutoCloseable {
         int cqMod = p.cqMod();
         long last = System.nanoTime();
         int done = 0;
-        while (done < nq) {
+        while (done < nq || toReceive > 0) {
             for (int q = 0; q < nq; q++) {
                 int l = list.length;
                 while (scnt[q] < n && scnt[q] - ccnt[q] + l <= p.txDepth()) {
@@ -331,6 +344,15 @@ final class PerftestRun implements AutoCloseable {
             last = now;
             for (int i = 0; i < got; i++) {
                 check(wc[i]);
+                if (wc[i].opcode == WcOpcode.RECV) {
+                    toReceive--;
+                    int q = (int) wc[i].wrId;
+                    if (postedRecvs[q] < n) {
+                        postRecv(q, size);
+                        postedRecvs[q]++;
+                    }
+                    continue;
+                }
                 int q = (int) (wc[i].wrId >>> 32);
                 int k = (int) wc[i].wrId;
                 for (int j = ccnt[q]; j <= k; j++) {
@@ -356,18 +378,23 @@ final class PerftestRun implements AutoCloseable {
     }
 
     /**
-     * perftest's duration mode (-D) for WRITE, READ and atomics: posts for {@code margin}
+     * perftest's duration mode (-D) for the BW tests' posting side: posts for {@code margin}
      * unmeasured (warm-up), counts the completed requests for {@code duration}, posts on for
-     * another margin, then stops at a signaled request and waits for everything in flight.
+     * another margin, then stops at a signaled request and waits for everything in flight. A side
+     * that also receives (bidirectional SEND) reposts every receive and counts the messages that
+     * come in the measured seconds too, as perftest's run_iter_bi; with {@code peerDone} (the
+     * server's) it receives on until the peer is done, so that none of the peer's messages finds
+     * no receive.
      */
-    PerftestOob.Report bwClientTimed(int size, long durationNanos, long marginNanos, boolean gbits) throws IOException {
+    PerftestOob.Report bwClientTimed(int size, long durationNanos, long marginNanos, boolean gbits,
+                                     java.util.function.BooleanSupplier peerDone) throws IOException {
         long t0 = System.nanoTime();
         long start = t0 + marginNanos;
         long end = start + durationNanos;
         long stop = end + marginNanos;
         long counted;
         if (cqs.length == 1) {
-            counted = timedWorker(0, wc, wr, size, start, end, stop);
+            counted = timedWorker(0, wc, wr, rwr, size, start, end, stop, peerDone);
         } else {
             // one thread per engine, each posting to and polling the QPs of its CQ
             long[] count = new long[cqs.length];
@@ -381,7 +408,8 @@ final class PerftestRun implements AutoCloseable {
                         mine[i] = new WorkCompletion();
                     }
                     try {
-                        count[worker] = timedWorker(worker, mine, new SendWr(1), size, start, end, stop);
+                        count[worker] = timedWorker(worker, mine, new SendWr(1), new RecvWr(1), size, start, end,
+                            stop, peerDone);
                     } catch (IOException | RuntimeException e) {
                         failure[worker] = e instanceof IOException io ? io : new IOException(e.toString(), e);
                         workersFailed = true; // the others stop too
@@ -415,15 +443,17 @@ final class PerftestRun implements AutoCloseable {
             counted / seconds / 1e6);
     }
 
-    /**
-     * The timed loop over the QPs of CQ {@code w} (every QP for a device of one engine): posts
-     * until {@code stop}, counting the requests completed between {@code start} and {@code end}.
-     */
     /** Some worker of a run of several failed: the others give up too. */
     private volatile boolean workersFailed;
 
-    private long timedWorker(int w, WorkCompletion[] wc, SendWr wr, int size, long start, long end, long stop)
-            throws IOException {
+    /**
+     * The timed loop over the QPs of CQ {@code w} (every QP for a device of one engine): posts
+     * until {@code stop}, counting the requests completed between {@code start} and {@code end}
+     * and the messages received then (reposting each receive through {@code rwr}); returns when
+     * its requests are done and {@code peerDone}, if any, says the peer is.
+     */
+    private long timedWorker(int w, WorkCompletion[] wc, SendWr wr, RecvWr rwr, int size, long start, long end,
+                             long stop, java.util.function.BooleanSupplier peerDone) throws IOException {
         CompletionQueue cq = cqs[w];
         int nq = qps.length;
         long[] scnt = new long[nq];
@@ -449,7 +479,7 @@ final class PerftestRun implements AutoCloseable {
                 }
                 drained &= ccnt[q] == scnt[q] && scnt[q] % cqMod == 0;
             }
-            if (drained) {
+            if (drained && (peerDone == null || peerDone.getAsBoolean())) {
                 return counted;
             }
             if (workersFailed) {
@@ -464,6 +494,13 @@ final class PerftestRun implements AutoCloseable {
             last = now;
             for (int i = 0; i < got; i++) {
                 check(wc[i]);
+                if (wc[i].opcode == WcOpcode.RECV) {
+                    postRecv(rwr, (int) wc[i].wrId, size); // a duration run reposts every receive
+                    if (now - start >= 0 && now - end < 0) {
+                        counted++;
+                    }
+                    continue;
+                }
                 int q = (int) (wc[i].wrId >>> 32);
                 long low = wc[i].wrId & 0xFFFFFFFFL;
                 long k = (ccnt[q] & ~0xFFFFFFFFL) | low; // the completed index, from its low 32 bits

@@ -201,7 +201,7 @@ class PerftestCommandTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "ATOMIC_BW"})
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "ATOMIC_BW", "SEND_BW"})
     void shouldRunBidirectionallyWithBothSidesPostingAndPrintingTheSum(PerftestTest test) throws Exception {
         List<List<String>> out = PerftestPair.run("perftest " + test.command, "-b", "-n", "300", "--check");
         String title = test.title(false, true);
@@ -250,6 +250,18 @@ class PerftestCommandTest {
                 + " were dropped on the way (no receive posted in time, or a full socket buffer: UD does not retransmit)");
         }
         assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 1024 ") && l.contains(" 3000 "));
+    }
+
+    @Test
+    void shouldRunBidirectionalSendForADurationEachSideCountingBothWays() throws Exception {
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-b", "-D", "2", "-s", "4096", "--check");
+        for (List<String> side : out) {
+            assertThat(side).as("%s", side).contains("                    Send Bidirectional BW Test");
+            String row = PerftestPair.row(side, " 4096 ");
+            assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("messages sent and received in the measured second: %s",
+                row).isPositive();
+            assertThat(side).as("%s", side).contains(" data check: 4096 bytes as the peer sent them");
+        }
     }
 
     @ParameterizedTest
@@ -356,10 +368,10 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_write_lat", "-D", "2", "--svg", "lat.svg")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(Main.execute(cl, "ib_send_bw", "-b")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_send_bw", "-b", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
             "which -D does not keep", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
-            "-b runs the write, read and atomic BW tests");
+            "-b with SEND runs over RC", "Bidirectional is only available in BW test");
     }
 }
