@@ -1,6 +1,8 @@
 package dev.jrxe.tools;
 
 import dev.jrxe.ib.Mtu;
+import dev.jrxe.net.Links;
+import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,12 +24,14 @@ import picocli.CommandLine.Parameters;
  * perftest's duration table); {@code --csv}/{@code --svg} write the rows and a chart;
  * {@code --cpu_util} with -D; {@code -b} for the BW tests (both sides post, each prints the sum; for
  * SEND over RC, and with -D each prints its own messages both ways, as perftest); UD for the send
- * tests (messages cut to the MTU, the server counting what UD dropped); jrxe's {@code --engines K}.
- * Not yet: -R/-z rdma_cm, -e events.
+ * tests (messages cut to the MTU, the server counting what UD dropped); {@code -R} (the exchange on
+ * an rdma_cm connection, the RC QPs connected by rdma_cm) and {@code -z} (the exchange only), in
+ * perftest 4.5's wire format (OOB version 6.06: its records as the binary struct); jrxe's
+ * {@code --engines K}. Not yet: -e events, -R over UD.
  */
 @Command(mixinStandardHelpOptions = true, sortOptions = false,
     description = {"A perftest test (ib_write_bw, ib_read_bw, ...) over a jrxe device: the same options, defaults,",
-        "TCP exchange (port 18515) and output, so perftest's binaries can be the peer.",
+        "TCP exchange (port 18515; rdma_cm with -R or -z) and output, so perftest's binaries can be the peer.",
         "Server: no SERVER argument. Client: the server's address."})
 final class PerftestCommand implements Callable<Integer> {
     static final int MAX_ALL_SIZE = 1 << 23;
@@ -43,7 +47,7 @@ final class PerftestCommand implements Callable<Integer> {
     String server;
 
     @Option(converter = Converters.Port.class, names = {"-p", "--port"}, defaultValue = "18515",
-        description = "listen on/connect to TCP port (default ${DEFAULT-VALUE})")
+        description = "listen on/connect to this TCP port, or rdma_cm port with -R or -z (default ${DEFAULT-VALUE})")
     int port;
 
     @Option(converter = Converters.DeviceName.class, names = {"-d", "--ib-dev"}, defaultValue = "jrxe0",
@@ -144,6 +148,14 @@ final class PerftestCommand implements Callable<Integer> {
         + "sum (BW tests; SEND over RC, and with -D each side prints its own messages both ways)")
     boolean bidirectional;
 
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect QPs with rdma_cm and run test on those QPs: the exchange "
+        + "travels on an rdma_cm connection to the -p port instead of TCP (RC; perftest 4.5's binary records)")
+    boolean rdmaCm;
+
+    @Option(names = {"-z", "--com_rdma_cm"}, description = "communicate with rdma_cm module to exchange data - use regular "
+        + "QPs: the exchange on an rdma_cm connection to the -p port, the QPs connected from the records")
+    boolean comRdmaCm;
+
     @Option(names = "--cpu_util", description = "show the CPUs' utilization over the measured seconds (/proc/stat, all CPUs; with -D)")
     boolean cpuUtil;
 
@@ -214,6 +226,8 @@ final class PerftestCommand implements Callable<Integer> {
             "--check counts an atomic test's iterations: not with -D");
         Converters.require(spec, duration == null || postList == 1, "-D posts one request at a time (no -l)");
         Converters.require(spec, postList <= tx, "the post list (-l " + postList + ") must fit the tx depth (" + tx + ")");
+        Converters.require(spec, !rdmaCm || !uc, "UC is not supported in librdmacm");
+        Converters.require(spec, !rdmaCm || !ud, "-R with UD: jrxe's perftest connects RC QPs with rdma_cm only");
 
         String local = ip;
         if (client && InetAddress.getByName(server).getHostAddress().equals(ip)) {
@@ -226,18 +240,14 @@ final class PerftestCommand implements Callable<Integer> {
             PerftestOutput.waitingBox(out);
             out.flush();
         }
-        try (PerftestOob oob = client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
-            : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000)) {
+        DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
+        try (Device dev = Device.open(cfg); PerftestOob oob = exchange(dev, client)) {
             if (duration != null) {
                 oob.allowRun(duration * 2_000L); // BW runs last 1.5 times -D
             }
-            DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
             int maxSize = sizes.get(sizes.size() - 1);
-            // the port's MTU first (opening the device tells it), then the peer's if smaller
-            int wanted;
-            try (dev.jrxe.verbs.Device probe = dev.jrxe.verbs.Device.open(DeviceConfig.of(ibDev, local).udpPort(udpPort).detached())) {
-                wanted = mtu != null ? Mtu.fromBytes(mtu) : probe.activeMtu();
-            }
+            // the port's MTU first, then the peer's if smaller
+            int wanted = mtu != null ? Mtu.fromBytes(mtu) : dev.activeMtu();
             PerftestOob.Settled s = dontXchgVersions ? new PerftestOob.Settled(PerftestOob.VERSION, CYCLE_BUFFER, CACHE_LINE, wanted)
                 : oob.settle(CYCLE_BUFFER, CACHE_LINE, wanted);
             if (ud) {
@@ -253,12 +263,13 @@ final class PerftestCommand implements Callable<Integer> {
             }
             PerftestRun.Params p = new PerftestRun.Params(test, maxSize, n, tx, rx, mod, qps, uc, s.mtu(), gidIndex, cas,
                 qpTimeout, s.cycleBuffer(), s.cacheLine(), postList, ud);
-            try (PerftestRun run = new PerftestRun(cfg, p)) {
+            try (PerftestRun run = new PerftestRun(dev, p, rdmaCm);
+                 PerftestCmQps cmQps = rdmaCm ? rdmaCmQps(oob, run, client) : null) {
                 if (check) {
                     run.fillSources(client, bidirectional);
                 }
                 PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, ud ? "UD" : uc ? "UC" : "RC", tx, rx, mod,
-                    s.mtu(), gidIndex, run.outReads, cas, bidirectional));
+                    s.mtu(), gidIndex, run.outReads, cas, bidirectional, rdmaCm, rdmaCm || comRdmaCm));
                 PerftestRecord[] remote = before(oob, run, client, sizes.get(0));
                 for (int i = 0; i < qps; i++) {
                     PerftestOutput.address(out, "local", run.mine[i], test);
@@ -275,6 +286,37 @@ final class PerftestCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * perftest's out-of-band channel to the peer: its TCP connection or, with -R or -z, its
+     * rdma_cm control connection on {@code dev} (both to the -p port).
+     */
+    private PerftestOob exchange(Device dev, boolean client) throws IOException {
+        if (!rdmaCm && !comRdmaCm) {
+            return client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
+                : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000);
+        }
+        PerftestCmChannel c = client ? PerftestCmChannel.connect(dev, Links.toInt(InetAddress.getByName(server)), port, 10_000)
+            : PerftestCmChannel.accept(dev, port, 600_000);
+        return PerftestOob.overRdmaCm(c, client, gidIndex);
+    }
+
+    /**
+     * perftest's create_rdma_cm_connection (-R): an exchange, the test QPs connected by rdma_cm on
+     * the -p port, another exchange.
+     */
+    private PerftestCmQps rdmaCmQps(PerftestOob oob, PerftestRun run, boolean client) throws IOException {
+        oob.handshake(PerftestRecord.EMPTY);
+        PerftestCmQps q = client ? PerftestCmQps.connect(run, Links.toInt(InetAddress.getByName(server)), port, 10_000)
+            : PerftestCmQps.accept(run, port, 60_000);
+        try {
+            oob.handshake(PerftestRecord.EMPTY);
+            return q;
+        } catch (IOException | RuntimeException e) {
+            q.close();
+            throw e;
+        }
     }
 
     /** Writes --csv and --svg; for BW tests first measures the link's UDP ceiling (GSO) in this run. */
@@ -501,7 +543,7 @@ final class PerftestCommand implements Callable<Integer> {
         c.getCommandSpec().usageMessage().description(
             "perftest's " + t.binary + " over a jrxe device: " + what + "; defaults " + t.defaultSize + " B x "
                 + t.defaultIters + ", tx depth " + t.defaultTxDepth + ".",
-            "Its options, defaults, TCP exchange (port 18515) and output, so perftest's " + t.binary
+            "Its options, defaults, TCP exchange (port 18515; rdma_cm with -R or -z) and output, so perftest's " + t.binary
                 + " can be the peer. Server: no SERVER; client: the server's address.");
         return c;
     }

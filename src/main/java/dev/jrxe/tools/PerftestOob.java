@@ -11,12 +11,68 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * perftest's out-of-band channel: one TCP connection (port 18515) on which both sides exchange
- * messages of equal size in lock step, the client writing first and the server reading first
+ * perftest's out-of-band channel: one TCP connection (port 18515), or with -R an rdma_cm
+ * connection to that port ({@link PerftestCmChannel}), on which both sides exchange messages of
+ * equal size in lock step, the client writing first and the server reading first
  * (../shared/reference/cm-and-perftest.md §4.1-4.6): the versions, cycle buffer, cache line and
- * MTU, then the QP records ("handshakes"), then the bandwidth report.
+ * MTU, then the QP records ("handshakes": text over TCP, perftest's struct over rdma_cm), then
+ * the bandwidth report.
  */
 final class PerftestOob implements Closeable {
+    /** What carries the messages: each written whole, each read whole. */
+    interface Channel extends Closeable {
+        void write(byte[] message) throws IOException;
+
+        /** Reads the peer's next message, which must be {@code into.length} bytes. */
+        void readFully(byte[] into) throws IOException;
+
+        /** Whether the peer's next message has come (and waits to be read). */
+        boolean available() throws IOException;
+
+        /** Lets a read wait {@code millis} in all. */
+        void readTimeout(long millis) throws IOException;
+    }
+
+    /** perftest's TCP connection. */
+    private static final class Tcp implements Channel {
+        private final Socket socket;
+        private final DataInputStream in;
+        private final OutputStream out;
+
+        Tcp(Socket socket) throws IOException {
+            this.socket = socket;
+            socket.setTcpNoDelay(true);
+            this.in = new DataInputStream(socket.getInputStream());
+            this.out = socket.getOutputStream();
+        }
+
+        @Override
+        public void write(byte[] message) throws IOException {
+            out.write(message);
+            out.flush();
+        }
+
+        @Override
+        public void readFully(byte[] into) throws IOException {
+            in.readFully(into);
+        }
+
+        @Override
+        public boolean available() throws IOException {
+            return in.available() > 0;
+        }
+
+        @Override
+        public void readTimeout(long millis) throws IOException {
+            socket.setSoTimeout(Math.toIntExact(millis));
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
     /**
      * The version jrxe says it is: in perftest's [5.70, 6.28), so that a real perftest accepts it and
      * neither side starts the 6.28 parameter negotiation (whose binary layout is unverified).
@@ -25,18 +81,24 @@ final class PerftestOob implements Closeable {
     static final int VERSION_BYTES = 16;
     static final int STEP_TIMEOUT_MILLIS = 60_000;
 
-    private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
+    private final Channel channel;
     private final boolean client;
+    /** The GID index an rdma_cm record carries; -1: the records travel as text, over TCP. */
+    private final int cmGidIndex;
 
-    private PerftestOob(Socket socket, boolean client) throws IOException {
-        this.socket = socket;
+    private PerftestOob(Channel channel, boolean client, int cmGidIndex) throws IOException {
+        this.channel = channel;
         this.client = client;
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout(STEP_TIMEOUT_MILLIS);
-        this.in = new DataInputStream(socket.getInputStream());
-        this.out = socket.getOutputStream();
+        this.cmGidIndex = cmGidIndex;
+        channel.readTimeout(STEP_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * The exchange over perftest's rdma_cm control connection (-R), whose records are the binary
+     * struct carrying {@code gidIndex}.
+     */
+    static PerftestOob overRdmaCm(PerftestCmChannel channel, boolean client, int gidIndex) throws IOException {
+        return new PerftestOob(channel, client, gidIndex);
     }
 
     /** Server: listens on {@code bind}, accepts one client, closes the listener (as perftest). */
@@ -46,7 +108,7 @@ final class PerftestOob implements Closeable {
             ss.bind(bind, 1);
             ss.setSoTimeout(timeoutMillis);
             try {
-                return new PerftestOob(ss.accept(), false);
+                return new PerftestOob(new Tcp(ss.accept()), false, -1);
             } catch (java.net.SocketTimeoutException e) {
                 throw new IOException("no client connected to " + bind + " within " + timeoutMillis / 1000 + " s");
             }
@@ -60,7 +122,7 @@ final class PerftestOob implements Closeable {
             Socket s = new Socket();
             try {
                 s.connect(server, timeoutMillis);
-                return new PerftestOob(s, true);
+                return new PerftestOob(new Tcp(s), true, -1);
             } catch (java.net.ConnectException e) {
                 s.close();
                 if (System.nanoTime() - deadline > 0) {
@@ -81,20 +143,18 @@ final class PerftestOob implements Closeable {
      * one side waits in an exchange while the other runs for the duration.
      */
     void allowRun(long runMillis) throws IOException {
-        socket.setSoTimeout(Math.toIntExact(STEP_TIMEOUT_MILLIS + runMillis));
+        channel.readTimeout(STEP_TIMEOUT_MILLIS + runMillis);
     }
 
     /** One lock-step exchange: the client writes then reads, the server reads then writes. */
     byte[] exchange(byte[] mine) throws IOException {
         byte[] theirs = new byte[mine.length];
         if (client) {
-            out.write(mine);
-            out.flush();
-            in.readFully(theirs);
+            channel.write(mine);
+            channel.readFully(theirs);
         } else {
-            in.readFully(theirs);
-            out.write(mine);
-            out.flush();
+            channel.readFully(theirs);
+            channel.write(mine);
         }
         return theirs;
     }
@@ -149,7 +209,8 @@ final class PerftestOob implements Closeable {
 
     /** One handshake: this side's record for the peer's. */
     PerftestRecord handshake(PerftestRecord mine) throws IOException {
-        return PerftestRecord.decode(exchange(mine.encode()));
+        return cmGidIndex < 0 ? PerftestRecord.decode(exchange(mine.encode()))
+            : PerftestRecord.decodeCm(exchange(mine.encodeCm(cmGidIndex)));
     }
 
     /** The bandwidth report: size, iterations (u64), peak, average and message rate (doubles), big-endian, one at a time. */
@@ -179,11 +240,11 @@ final class PerftestOob implements Closeable {
 
     /** Whether the peer has sent something this side has not read yet (its next exchange waits). */
     boolean peerWaiting() throws IOException {
-        return in.available() > 0;
+        return channel.available();
     }
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        channel.close();
     }
 }

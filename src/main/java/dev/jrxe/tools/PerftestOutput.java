@@ -14,9 +14,13 @@ final class PerftestOutput {
     private PerftestOutput() {
     }
 
-    /** What the header block shows. */
+    /**
+     * What the header block shows; {@code rdmaCm}: the QPs connected by rdma_cm (-R),
+     * {@code rdmaCmExchange}: the exchange over rdma_cm (-R or -z).
+     */
     record Info(PerftestTest test, boolean server, String device, int qps, String connection, int txDepth,
-                int rxDepth, int cqMod, int mtu, int gidIndex, int outReads, boolean cmpAndSwap, boolean duplex) {
+                int rxDepth, int cqMod, int mtu, int gidIndex, int outReads, boolean cmpAndSwap, boolean duplex,
+                boolean rdmaCm, boolean rdmaCmExchange) {
     }
 
     static void waitingBox(PrintWriter o) {
@@ -52,8 +56,14 @@ final class PerftestOutput {
         } else {
             o.println(" Max inline data : 0[B]");
         }
-        o.println(" rdma_cm QPs\t : OFF");
-        o.println(" Data ex. method : Ethernet");
+        o.println(" rdma_cm QPs\t : " + (i.rdmaCm() ? "ON" : "OFF"));
+        o.println(" Data ex. method : " + (i.rdmaCmExchange() ? "rdma_cm" : "Ethernet"));
+        if (i.rdmaCm() && i.server()) {
+            // what perftest's server prints here, though its rdma_cm QPs are connected by now
+            o.println(LINE);
+            o.println(" Waiting for client rdma_cm QP to connect");
+            o.println(" Please run the same command with the IB/RoCE interface IP");
+        }
         o.println(LINE);
     }
 

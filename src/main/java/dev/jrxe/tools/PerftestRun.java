@@ -10,7 +10,6 @@ import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
-import dev.jrxe.verbs.DeviceConfig;
 import dev.jrxe.verbs.MemoryRegion;
 import dev.jrxe.verbs.ProtectionDomain;
 import dev.jrxe.verbs.QpCap;
@@ -59,8 +58,11 @@ final class PerftestRun implements AutoCloseable {
     final int outReads;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment buf;
-    private final MemoryRegion mr;
-    private final ProtectionDomain pd;
+    /** Made in the constructor; null only while it runs (what {@link #close} finds made is released). */
+    private MemoryRegion mr;
+    private ProtectionDomain pd;
+    /** Whether rdma_cm makes and connects the QPs (perftest's -R): {@link #adopt}; their CM ids own them. */
+    private final boolean cmQps;
     /** UD: the address handle toward each peer QP (made in {@link #connect}). */
     private AddressHandle[] ahs;
     /** One CQ per engine of the device: QP i completes on {@code cqs[i % cqs.length]}, on engine i % K. */
@@ -78,38 +80,39 @@ final class PerftestRun implements AutoCloseable {
     private final SendWr[] list;
     private final RecvWr rwr = new RecvWr(1);
 
-    PerftestRun(DeviceConfig config, Params p) {
+    /**
+     * One side of a run on {@code d} (the caller's, to close after this): the PD, the buffer laid
+     * out as perftest's and registered, the CQs, and unless {@code cmQps} the QPs (RC and UC in
+     * INIT) with their records; with {@code cmQps} rdma_cm makes the QPs from {@link #qpInitAttr}
+     * and hands them over with {@link #adopt}.
+     */
+    PerftestRun(Device d, Params p, boolean cmQps) {
         this.p = p;
-        Device d = Device.open(config);
+        this.dev = d;
+        this.cmQps = cmQps;
+        this.outReads = p.test().readsOrAtomics() ? d.query().maxQpRdAtom : 1;
+        // a UD receive takes the GRH area before the message
+        this.slot = inc(Math.max(p.maxSize() + (p.ud() ? UD_GRH : 0), p.cycleBuffer()));
+        // a CQ per engine: QPs that share a CQ share an engine, so this spreads them
+        this.cqs = new CompletionQueue[Math.min(d.engines(), p.qps())];
+        this.qps = new QueuePair[p.qps()];
+        this.mine = new PerftestRecord[p.qps()];
         try {
-            this.dev = d;
-            this.outReads = p.test().readsOrAtomics() ? d.query().maxQpRdAtom : 1;
-            ProtectionDomain pd = d.allocPd();
-            this.pd = pd;
-            // a UD receive takes the GRH area before the message
-            this.slot = inc(Math.max(p.maxSize() + (p.ud() ? UD_GRH : 0), p.cycleBuffer()));
             this.buf = arena.allocate(slot * 2 * p.qps(), 4096);
+            this.pd = d.allocPd();
             this.mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                 | Access.REMOTE_ATOMIC);
             int depth = p.txDepth() + (p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1);
-            // a CQ per engine: QPs that share a CQ share an engine, so this spreads them
-            this.cqs = new CompletionQueue[Math.min(d.engines(), p.qps())];
             int perCq = (p.qps() + cqs.length - 1) / cqs.length;
             for (int i = 0; i < cqs.length; i++) {
                 cqs[i] = d.createCq(Math.min(32767, depth * perCq + 16));
             }
-            this.qps = new QueuePair[p.qps()];
-            this.mine = new PerftestRecord[p.qps()];
-            for (int i = 0; i < p.qps(); i++) {
-                int rx = p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1;
-                CompletionQueue cq = cqs[i % cqs.length];
-                qps[i] = pd.createQp(new QpInitAttr(p.ud() ? QpType.UD : p.uc() ? QpType.UC : QpType.RC, cq, cq,
-                    new QpCap(p.txDepth(), rx, 1, 1, 0)));
+            for (int i = 0; i < p.qps() && !cmQps; i++) {
+                qps[i] = pd.createQp(qpInitAttr(i));
                 if (!p.ud()) {
                     connector().toInit(qps[i]);
                 }
-                mine[i] = new PerftestRecord(0, outReads, qps[i].qpNum(), ThreadLocalRandom.current().nextInt(1 << 24),
-                    mr.rkey(), buf.address() + (p.qps() + i) * slot, d.queryGid(1, p.gidIndex()), 0);
+                mine[i] = record(i, ThreadLocalRandom.current().nextInt(1 << 24));
             }
             for (int i = 0; i < wc.length; i++) {
                 wc[i] = new WorkCompletion();
@@ -119,10 +122,34 @@ final class PerftestRun implements AutoCloseable {
                 list[i] = new SendWr(1);
             }
         } catch (RuntimeException e) {
-            d.close();
-            arena.close();
+            close();
             throw e;
         }
+    }
+
+    /** What QP {@code i} is made with: the test's type, CQ {@code i % K} for both queues, tx and rx depth. */
+    QpInitAttr qpInitAttr(int i) {
+        int rx = p.test().verb == PerftestTest.Verb.SEND ? p.rxDepth() : 1;
+        CompletionQueue cq = cqs[i % cqs.length];
+        return new QpInitAttr(p.ud() ? QpType.UD : p.uc() ? QpType.UC : QpType.RC, cq, cq,
+            new QpCap(p.txDepth(), rx, 1, 1, 0));
+    }
+
+    /** The PD the QPs are made in. */
+    ProtectionDomain pd() {
+        return pd;
+    }
+
+    /** QP {@code i} as rdma_cm made and connected it (-R): its record carries the PSN the CM gave it. */
+    void adopt(int i, QueuePair qp) {
+        qps[i] = qp;
+        mine[i] = record(i, qp.query().sqPsn);
+    }
+
+    /** The record ({@code struct pingpong_dest}) of QP {@code i}: it targets its slot of the second half. */
+    private PerftestRecord record(int i, int psn) {
+        return new PerftestRecord(0, outReads, qps[i].qpNum(), psn, mr.rkey(), buf.address() + (p.qps() + i) * slot,
+            dev.queryGid(1, p.gidIndex()), 0);
     }
 
     /** Polls the CQs in turn from the one after the last that had completions; what the first non-empty one gave. */
@@ -167,9 +194,12 @@ final class PerftestRun implements AutoCloseable {
         return new RcConnect().accessFlags(access).pathMtu(p.mtu()).timeout(p.timeout()).retries(7, 7).minRnrTimer(12);
     }
 
-    /** RTR then RTS toward the peer's records (perftest's ctx_connect). */
+    /** RTR then RTS toward the peer's records (perftest's ctx_connect); with rdma_cm's QPs, only where to write. */
     void connect(PerftestRecord[] peers) {
         this.remote = peers;
+        if (cmQps) {
+            return;
+        }
         if (p.ud()) {
             // UD: to RTS with perftest's Q_Key; each QP sends through an address handle toward its peer
             ahs = new AddressHandle[qps.length];
@@ -871,8 +901,32 @@ final class PerftestRun implements AutoCloseable {
     }
 
     @Override
+    /**
+     * Releases what the run made on the device, in the order verbs wants (QPs, address handles,
+     * MR, CQs, PD; rdma_cm's QPs are their CM ids', closed before this), then the buffer.
+     */
     public void close() {
-        dev.close();
+        for (int i = 0; i < qps.length && !cmQps; i++) {
+            if (qps[i] != null) {
+                qps[i].close();
+            }
+        }
+        for (int i = 0; ahs != null && i < ahs.length; i++) {
+            if (ahs[i] != null) {
+                ahs[i].close();
+            }
+        }
+        if (mr != null) {
+            mr.close();
+        }
+        for (CompletionQueue cq : cqs) {
+            if (cq != null) {
+                cq.close();
+            }
+        }
+        if (pd != null) {
+            pd.close();
+        }
         arena.close();
     }
 }

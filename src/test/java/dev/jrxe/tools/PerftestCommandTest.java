@@ -3,6 +3,7 @@ package dev.jrxe.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
 import dev.jrxe.verbs.Gid;
 import java.io.IOException;
@@ -46,6 +47,18 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldEncodeTheRdmaCmRecordAsPerftestsStruct() {
+        // perftest 4.5's rdma_write_keys: five big-endian ints, padding, vaddr, the GID, srqn, gid_index
+        PerftestRecord r = new PerftestRecord(0, 1, 0x4b, 0x72eec6, 0x2155, 0x7f7c6ada1000L, gid(10, 88, 0, 1), 7);
+        byte[] wire = r.encodeCm(3);
+        assertThat(java.util.HexFormat.of().formatHex(wire)).isEqualTo("00000000" + "00000001" + "0000004b" + "0072eec6"
+            + "00002155" + "00000000" + "00007f7c6ada1000" + "00000000000000000000ffff0a580001" + "00000007" + "00000003");
+        assertThat(PerftestRecord.decodeCm(wire)).isEqualTo(r);
+        assertThat(PerftestRecord.decodeCm(PerftestRecord.EMPTY.encodeCm(0))).isEqualTo(PerftestRecord.EMPTY);
+        assertThatThrownBy(() -> PerftestRecord.decodeCm(new byte[108])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void shouldPrintAddressesAndRowsInPerftestsFormats() {
         StringWriter s = new StringWriter();
         PrintWriter o = new PrintWriter(s);
@@ -65,7 +78,7 @@ class PerftestCommandTest {
         StringWriter s = new StringWriter();
         PrintWriter o = new PrintWriter(s);
         PerftestOutput.header(o, new PerftestOutput.Info(test, server, "jrxe0", 1, "RC", 20, 20, 1, 3, 1, 1, false,
-            duplex));
+            duplex, false, false));
         o.flush();
         return s.toString().lines().toList();
     }
@@ -109,7 +122,8 @@ class PerftestCommandTest {
     void shouldFailTheDataCheckWhenNothingLanded() {
         PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_BW, 4096, 10, 4, 1, 1, 1, false, 3, 1, false,
             14, 4096, 64, 1);
-        try (PerftestRun run = new PerftestRun(DeviceConfig.of("jrxe0", "127.0.0.2").detached(), p)) {
+        try (Device d = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").detached());
+             PerftestRun run = new PerftestRun(d, p, false)) {
             assertThatThrownBy(() -> run.verify(4096, false, false)).isInstanceOf(IOException.class).hasMessageContaining("data check");
             assertThat(run.outReads).isEqualTo(1);
         }
@@ -121,8 +135,10 @@ class PerftestCommandTest {
         int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
         PerftestRun.Params p = new PerftestRun.Params(PerftestTest.WRITE_LAT, 2, 1, 1, 1, 1, 1, false, 3, 1, false,
             14, 4096, 64, 1);
-        try (PerftestRun server = new PerftestRun(DeviceConfig.of("jrxe0", PingpongHarness.SERVER_IP).udpPort(udp), p);
-             PerftestRun client = new PerftestRun(DeviceConfig.of("jrxe0", PingpongHarness.CLIENT_IP).udpPort(udp), p)) {
+        try (Device sd = Device.open(DeviceConfig.of("jrxe0", PingpongHarness.SERVER_IP).udpPort(udp));
+             Device cd = Device.open(DeviceConfig.of("jrxe0", PingpongHarness.CLIENT_IP).udpPort(udp));
+             PerftestRun server = new PerftestRun(sd, p, false);
+             PerftestRun client = new PerftestRun(cd, p, false)) {
             server.connect(client.mine);
             client.connect(server.mine);
             java.util.concurrent.CompletableFuture<long[]> serving = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
@@ -143,14 +159,26 @@ class PerftestCommandTest {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(PerftestTest.class)
-    void shouldRunEveryTestBetweenTwoProcessesWithEveryByteChecked(PerftestTest test) throws Exception {
-        List<List<String>> out = PerftestPair.run("perftest " + test.command, "-n", "200", "--check");
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> everyTestOverTcpAndRdmaCm() {
+        return java.util.Arrays.stream(PerftestTest.values()).flatMap(t -> java.util.stream.Stream.of(
+            org.junit.jupiter.params.provider.Arguments.of(t, false), org.junit.jupiter.params.provider.Arguments.of(t, true)));
+    }
+
+    @ParameterizedTest(name = "{0}, rdma_cm {1}")
+    @org.junit.jupiter.params.provider.MethodSource("everyTestOverTcpAndRdmaCm")
+    void shouldRunEveryTestBetweenTwoProcessesWithEveryByteChecked(PerftestTest test, boolean rdmaCm) throws Exception {
+        List<List<String>> out = rdmaCm ? PerftestPair.run("perftest " + test.command, "-n", "200", "--check", "-R")
+            : PerftestPair.run("perftest " + test.command, "-n", "200", "--check");
         List<String> server = out.get(0);
         List<String> client = out.get(1);
         String title = test.title(false);
         assertThat(client).as("client: %s", client).anyMatch(l -> l.strip().equals(title));
+        for (List<String> side : out) {
+            // -R: the exchange and the QPs' connections went over rdma_cm
+            assertThat(side).as("%s", side).contains(" rdma_cm QPs\t : " + (rdmaCm ? "ON" : "OFF"),
+                " Data ex. method : " + (rdmaCm ? "rdma_cm" : "Ethernet"));
+        }
+        assertThat(server.contains(" Waiting for client rdma_cm QP to connect")).as("%s", server).isEqualTo(rdmaCm);
         String size = Integer.toString(test.defaultSize);
         // the client's row: size, then iterations (BW) or size and iterations (latency)
         assertThat(client).as("client: %s", client)
@@ -264,6 +292,29 @@ class PerftestCommandTest {
         }
     }
 
+    @Test
+    void shouldExchangeOverRdmaCmAndConnectTheQpsFromTheRecordsWithZ() throws Exception {
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-z", "-c", "UD", "-n", "300", "--check");
+        for (List<String> side : out) {
+            assertThat(side).as("%s", side).contains(" rdma_cm QPs\t : OFF", " Data ex. method : rdma_cm")
+                .doesNotContain(" Waiting for client rdma_cm QP to connect");
+        }
+        assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 4096 ") && l.contains(" 300 "));
+        assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));
+    }
+
+    @Test
+    void shouldConnectSeveralQpsWithRdmaCmAndRunBothWaysForADuration() throws Exception {
+        // each QP its own rdma_cm connection; the server's duration run asks the rdma_cm exchange when the client is done
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-R", "-b", "-D", "1", "-q", "2", "-s", "4096", "--check");
+        for (List<String> side : out) {
+            String row = PerftestPair.row(side, " 4096 ");
+            assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("%s", side).isPositive();
+            assertThat(side).as("%s", side).contains(" Data ex. method : rdma_cm", " data check: 8192 bytes as the peer sent them");
+            assertThat(side.stream().filter(l -> l.startsWith(" local address: "))).hasSize(2);
+        }
+    }
+
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"RC", "UD"})
     void shouldRunSendBandwidthForADuration(String connection) throws Exception {
@@ -370,8 +421,11 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-b", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "-R", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_send_bw", "-R", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
             "which -D does not keep", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
-            "-b with SEND runs over RC", "Bidirectional is only available in BW test");
+            "-b with SEND runs over RC", "Bidirectional is only available in BW test", "UC is not supported in librdmacm",
+            "-R with UD");
     }
 }
