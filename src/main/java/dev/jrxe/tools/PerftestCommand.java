@@ -486,7 +486,9 @@ final class PerftestCommand implements Callable<Integer> {
         if (test.bw && (!send || sizes.size() > 1)) {
             oob.handshake(run.mine[0]); // perftest's closing exchange (a SEND run's is its last one, but after -a)
         }
-        out.println(PerftestOutput.LINE);
+        if (client || test.bw || test.verb != PerftestTest.Verb.READ) {
+            out.println(PerftestOutput.LINE); // a READ latency server printed no table: the line is there already
+        }
         out.flush();
     }
 

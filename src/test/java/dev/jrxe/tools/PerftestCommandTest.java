@@ -177,6 +177,10 @@ class PerftestCommandTest {
             // -R: the exchange and the QPs' connections went over rdma_cm
             assertThat(side).as("%s", side).contains(" rdma_cm QPs\t : " + (rdmaCm ? "ON" : "OFF"),
                 " Data ex. method : " + (rdmaCm ? "rdma_cm" : "Ethernet"));
+            for (int i = 1; i < side.size(); i++) {
+                assertThat(side.get(i).equals(PerftestOutput.LINE) && side.get(i - 1).equals(PerftestOutput.LINE))
+                    .as("one result line at a time, as perftest: %s", side).isFalse();
+            }
         }
         assertThat(server.contains(" Waiting for client rdma_cm QP to connect")).as("%s", server).isEqualTo(rdmaCm);
         String size = Integer.toString(test.defaultSize);
