@@ -34,7 +34,7 @@ import java.time.Duration;
  */
 final class PerftestCmChannel implements PerftestOob.Channel {
     /** perftest's receive length: sizeof(struct pingpong_dest), the largest message. */
-    static final int MESSAGE_BYTES = PerftestRecord.CM_BYTES;
+    private static final int MESSAGE_BYTES = PerftestRecord.CM_BYTES;
     /** Where received messages land in the buffer; sends go from 0. */
     private static final int RECEIVE_AT = 64;
     private static final long RETRY_MILLIS = 100;

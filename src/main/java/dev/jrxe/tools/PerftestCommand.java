@@ -297,9 +297,14 @@ final class PerftestCommand implements Callable<Integer> {
             return client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
                 : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000);
         }
-        PerftestCmChannel c = client ? PerftestCmChannel.connect(dev, Links.toInt(InetAddress.getByName(server)), port, 10_000)
+        PerftestCmChannel c = client ? PerftestCmChannel.connect(dev, serverAddress(), port, 10_000)
             : PerftestCmChannel.accept(dev, port, 600_000);
         return PerftestOob.overRdmaCm(c, client, gidIndex);
+    }
+
+    /** The server's IPv4 address as rdma_cm takes it (a big-endian int). */
+    private int serverAddress() throws IOException {
+        return Links.toInt(InetAddress.getByName(server));
     }
 
     /**
@@ -308,7 +313,7 @@ final class PerftestCommand implements Callable<Integer> {
      */
     private PerftestCmQps rdmaCmQps(PerftestOob oob, PerftestRun run, boolean client) throws IOException {
         oob.handshake(PerftestRecord.EMPTY);
-        PerftestCmQps q = client ? PerftestCmQps.connect(run, Links.toInt(InetAddress.getByName(server)), port, 10_000)
+        PerftestCmQps q = client ? PerftestCmQps.connect(run, serverAddress(), port, 10_000)
             : PerftestCmQps.accept(run, port, 60_000);
         try {
             oob.handshake(PerftestRecord.EMPTY);
@@ -484,7 +489,8 @@ final class PerftestCommand implements Callable<Integer> {
             out.flush();
         }
         if (test.bw && (!send || sizes.size() > 1)) {
-            oob.handshake(run.mine[0]); // perftest's closing exchange (a SEND run's is its last one, but after -a)
+            // perftest's closing exchange; a SEND run's is the one after its run, but -a ends with one more
+            oob.handshake(run.mine[0]);
         }
         if (client || test.bw || test.verb != PerftestTest.Verb.READ) {
             out.println(PerftestOutput.LINE); // a READ latency server printed no table: the line is there already

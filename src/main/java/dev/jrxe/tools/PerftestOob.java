@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * perftest's out-of-band channel: one TCP connection (port 18515), or with -R an rdma_cm
+ * perftest's out-of-band channel: one TCP connection (port 18515), or with -R or -z an rdma_cm
  * connection to that port ({@link PerftestCmChannel}), on which both sides exchange messages of
  * equal size in lock step, the client writing first and the server reading first
  * (../shared/reference/cm-and-perftest.md §4.1-4.6): the versions, cycle buffer, cache line and
@@ -94,7 +94,7 @@ final class PerftestOob implements Closeable {
     }
 
     /**
-     * The exchange over perftest's rdma_cm control connection (-R), whose records are the binary
+     * The exchange over perftest's rdma_cm control connection (-R, -z), whose records are the binary
      * struct carrying {@code gidIndex}.
      */
     static PerftestOob overRdmaCm(PerftestCmChannel channel, boolean client, int gidIndex) throws IOException {

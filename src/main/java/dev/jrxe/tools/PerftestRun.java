@@ -27,10 +27,11 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One side of a perftest run: the device, the QPs and the buffer laid out as perftest lays them
+ * One side of a perftest run on a device: the QPs and the buffer laid out as perftest lays them
  * out, their connection, and the traffic loops of perftest's {@code run_iter_bw},
- * {@code run_iter_lat_write}, {@code run_iter_lat_send} and {@code run_iter_lat} (READ). Time is
- * {@link System#nanoTime()} where perftest counts CPU cycles.
+ * {@code run_iter_bi} (SEND both ways), {@code run_iter_lat_write}, {@code run_iter_lat_send} and
+ * {@code run_iter_lat} (READ), with their duration modes. Time is {@link System#nanoTime()} where
+ * perftest counts CPU cycles.
  */
 final class PerftestRun implements AutoCloseable {
     /** What a run is asked for. */
@@ -900,11 +901,11 @@ final class PerftestRun implements AutoCloseable {
         }
     }
 
-    @Override
     /**
      * Releases what the run made on the device, in the order verbs wants (QPs, address handles,
      * MR, CQs, PD; rdma_cm's QPs are their CM ids', closed before this), then the buffer.
      */
+    @Override
     public void close() {
         for (int i = 0; i < qps.length && !cmQps; i++) {
             if (qps[i] != null) {

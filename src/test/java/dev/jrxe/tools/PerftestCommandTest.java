@@ -167,8 +167,16 @@ class PerftestCommandTest {
     @ParameterizedTest(name = "{0}, rdma_cm {1}")
     @org.junit.jupiter.params.provider.MethodSource("everyTestOverTcpAndRdmaCm")
     void shouldRunEveryTestBetweenTwoProcessesWithEveryByteChecked(PerftestTest test, boolean rdmaCm) throws Exception {
-        List<List<String>> out = rdmaCm ? PerftestPair.run("perftest " + test.command, "-n", "200", "--check", "-R")
-            : PerftestPair.run("perftest " + test.command, "-n", "200", "--check");
+        List<List<String>> out;
+        if (rdmaCm) {
+            // the -p port's TCP is taken: a server that listened there, rather than with rdma_cm, would fail
+            try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName(PingpongHarness.SERVER_IP))) {
+                out = PerftestPair.run(taken.getLocalPort(), "perftest " + test.command, "-n", "200", "--check", "-R");
+            }
+        } else {
+            out = PerftestPair.run("perftest " + test.command, "-n", "200", "--check");
+        }
         List<String> server = out.get(0);
         List<String> client = out.get(1);
         String title = test.title(false);

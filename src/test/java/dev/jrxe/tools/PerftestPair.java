@@ -18,7 +18,11 @@ final class PerftestPair {
      * @return {server lines, client lines}
      */
     static List<List<String>> run(String command, String... options) throws Exception {
-        int tcp = FreePorts.tcp();
+        return run(FreePorts.tcp(), command, options);
+    }
+
+    /** {@link #run(String, String...)} with {@code -p tcp}. */
+    static List<List<String>> run(int tcp, String command, String... options) throws Exception {
         int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
         List<String> common = new ArrayList<>(List.of(command.split(" ")));
         common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
