@@ -46,12 +46,6 @@ final class HotPathWarmup {
     private static final long SHORT_PAUSE_NANOS = 20_000_000L;
     /** A side that does not reach the meeting after an episode in this long has failed. */
     private static final int MEET_TIMEOUT_SECONDS = 10;
-    /**
-     * The JIT is quiet when for this long it compiled for at most {@link #QUIET_COMPILE_MILLIS}:
-     * small compilations of other code (the JVM's own, a timer's) keep coming now and then.
-     */
-    private static final long QUIET_NANOS = 300_000_000L;
-    private static final long QUIET_COMPILE_MILLIS = 5;
 
     /** What a warm-up did: round trips of the side that started them. */
     record Result(int roundTrips, long nanos) {
@@ -278,7 +272,7 @@ final class HotPathWarmup {
      * back from that sleep are profiled before the JIT compiles its hot methods for good: the
      * measured run starts from there (the device idles while the peers exchange addresses). Later
      * episodes are longer with short pauses, during which the compiler threads have the CPU, until
-     * the JIT has been quiet for {@link #QUIET_NANOS}; then one more episode after a deep-sleep
+     * the JIT has been quiet for {@link JitQuiet#QUIET_NANOS}; then one more episode after a deep-sleep
      * pause must compile nothing, as the measured run should. The budget and the round trips
      * bound all of it.
      */
@@ -406,37 +400,5 @@ final class HotPathWarmup {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /**
-     * Whether the JIT has been idle for {@link #QUIET_NANOS}: its total compilation time (the JVM's
-     * compilation MXBean) stopped growing. Compilations still queued when the measured loop starts
-     * take a core from two busy processes on a small machine, which is what the cold figures show.
-     */
-    private static final class JitQuiet {
-        private final java.lang.management.CompilationMXBean jit =
-            java.lang.management.ManagementFactory.getCompilationMXBean();
-        private long lastTotal = -1;
-        private long since = System.nanoTime();
-
-        /** The JIT's total compilation time so far (ms); -1 without monitoring. */
-        long total() {
-            return jit == null || !jit.isCompilationTimeMonitoringSupported() ? -1 : jit.getTotalCompilationTime();
-        }
-
-        boolean quiet() {
-            if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-                return false;
-            }
-            long total = jit.getTotalCompilationTime();
-            long t = System.nanoTime();
-            if (lastTotal < 0 || total - lastTotal > QUIET_COMPILE_MILLIS) {
-                lastTotal = total;
-                since = t;
-                return false;
-            }
-            return t - since >= QUIET_NANOS;
-        }
-
     }
 }

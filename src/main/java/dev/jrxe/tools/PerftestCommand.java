@@ -164,6 +164,11 @@ final class PerftestCommand implements Callable<Integer> {
             + "lock of its own, QP i on engine i %% K with a CQ of its own; with -D, one polling thread per engine")
     int engines;
 
+    @Option(names = "--no-warmup", description = "jrxe: skip the untimed warm-up before the exchange (the test's own loops"
+        + " between two QP sets of this device until the JVM has compiled them; a cold JVM otherwise measures its"
+        + " interpreter and compilers for the first seconds)")
+    boolean noWarmup;
+
     PerftestCommand(PerftestTest test) {
         this.test = test;
     }
@@ -241,7 +246,13 @@ final class PerftestCommand implements Callable<Integer> {
             out.flush();
         }
         DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
-        try (Device dev = Device.open(cfg); PerftestOob oob = exchange(dev, client)) {
+        int firstSize = sizes.get(0);
+        int rxFinal = rx;
+        int modFinal = mod;
+        // the warm-up runs with this side's own settings: the peer's are known after the exchange
+        java.util.function.Consumer<Device> warmUp = d -> warmUp(d, params(test, firstSize, n, tx, rxFinal, modFinal, ud,
+            uc, cas, mtu != null ? Mtu.fromBytes(mtu) : d.activeMtu(), CYCLE_BUFFER, CACHE_LINE));
+        try (Device dev = Device.open(cfg); PerftestOob oob = exchange(dev, client, warmUp)) {
             if (duration != null) {
                 oob.allowRun(duration * 2_000L); // BW runs last 1.5 times -D
             }
@@ -261,8 +272,7 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 maxSize = sizes.get(sizes.size() - 1);
             }
-            PerftestRun.Params p = new PerftestRun.Params(test, maxSize, n, tx, rx, mod, qps, uc, s.mtu(), gidIndex, cas,
-                qpTimeout, s.cycleBuffer(), s.cacheLine(), postList, ud);
+            PerftestRun.Params p = params(test, maxSize, n, tx, rx, mod, ud, uc, cas, s.mtu(), s.cycleBuffer(), s.cacheLine());
             try (PerftestRun run = new PerftestRun(dev, p, rdmaCm);
                  PerftestCmQps cmQps = rdmaCm ? rdmaCmQps(oob, run, client) : null) {
                 if (check) {
@@ -288,17 +298,43 @@ final class PerftestCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The run's parameters (jrxe's side of them: the MTU, cycle buffer and cache line are settled with the peer). */
+    private PerftestRun.Params params(PerftestTest t, int maxSize, int n, int tx, int rx, int mod, boolean ud, boolean uc,
+                                      boolean cas, int mtuEnum, int cycleBuffer, int cacheLine) {
+        if (ud) {
+            maxSize = Math.min(maxSize, Mtu.bytes(mtuEnum)); // a UD message fits one packet
+        }
+        return new PerftestRun.Params(t, maxSize, n, tx, rx, mod, qps, uc, mtuEnum, gidIndex, cas, qpTimeout, cycleBuffer,
+            cacheLine, postList, ud);
+    }
+
+    /** The untimed warm-up ({@link PerftestWarmup}), unless --no-warmup. */
+    private void warmUp(Device dev, PerftestRun.Params p) {
+        if (!noWarmup) {
+            PerftestWarmup.run(dev, p, bidirectional, PerftestWarmup.BUDGET_NANOS);
+        }
+    }
+
     /**
      * perftest's out-of-band channel to the peer: its TCP connection or, with -R or -z, its
-     * rdma_cm control connection on {@code dev} (both to the -p port).
+     * rdma_cm control connection on {@code dev} (both to the -p port). {@code warmUp} runs before:
+     * a client's before it connects, a TCP server's while it listens (a client that connects
+     * meanwhile waits in the backlog), an rdma_cm server's once the control connection is up (its
+     * client waits in the first exchange).
      */
-    private PerftestOob exchange(Device dev, boolean client) throws IOException {
+    private PerftestOob exchange(Device dev, boolean client, java.util.function.Consumer<Device> warmUp) throws IOException {
+        if (client) {
+            warmUp.accept(dev);
+        }
         if (!rdmaCm && !comRdmaCm) {
             return client ? PerftestOob.connect(new InetSocketAddress(server, port), 10_000)
-                : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000);
+                : PerftestOob.accept(new InetSocketAddress(ip, port), 600_000, () -> warmUp.accept(dev));
         }
         PerftestCmChannel c = client ? PerftestCmChannel.connect(dev, serverAddress(), port, 10_000)
             : PerftestCmChannel.accept(dev, port, 600_000);
+        if (!client) {
+            warmUp.accept(dev);
+        }
         return PerftestOob.overRdmaCm(c, client, gidIndex);
     }
 

@@ -103,9 +103,15 @@ final class PerftestOob implements Closeable {
 
     /** Server: listens on {@code bind}, accepts one client, closes the listener (as perftest). */
     static PerftestOob accept(InetSocketAddress bind, int timeoutMillis) throws IOException {
+        return accept(bind, timeoutMillis, () -> { });
+    }
+
+    /** As {@link #accept(InetSocketAddress, int)}, running {@code whileListening} between listen and accept. */
+    static PerftestOob accept(InetSocketAddress bind, int timeoutMillis, Runnable whileListening) throws IOException {
         try (ServerSocket ss = new ServerSocket()) {
             ss.setReuseAddress(true);
             ss.bind(bind, 1);
+            whileListening.run();
             ss.setSoTimeout(timeoutMillis);
             try {
                 return new PerftestOob(new Tcp(ss.accept()), false, -1);

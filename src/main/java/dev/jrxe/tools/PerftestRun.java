@@ -53,6 +53,8 @@ final class PerftestRun implements AutoCloseable {
 
     /** How long a run may go without a completion before it gives up (a peer that vanished). */
     static final long STALL_NANOS = 10_000_000_000L;
+    /** This run's {@link #STALL_NANOS} (a warm-up's is shorter). */
+    private final long stallNanos;
 
     final Params p;
     final Device dev;
@@ -88,7 +90,13 @@ final class PerftestRun implements AutoCloseable {
      * and hands them over with {@link #adopt}.
      */
     PerftestRun(Device d, Params p, boolean cmQps) {
+        this(d, p, cmQps, STALL_NANOS);
+    }
+
+    /** As {@link #PerftestRun(Device, Params, boolean)}, giving up after {@code stallNanos} without a completion. */
+    PerftestRun(Device d, Params p, boolean cmQps, long stallNanos) {
         this.p = p;
+        this.stallNanos = stallNanos;
         this.dev = d;
         this.cmQps = cmQps;
         this.outReads = p.test().readsOrAtomics() ? d.query().maxQpRdAtom : 1;
@@ -402,6 +410,23 @@ final class PerftestRun implements AutoCloseable {
             end = Math.max(end, completed[q * n + n - 1]);
         }
         return report(size, (long) n * nq, end - first, peak(posted, completed, size), gbits);
+    }
+
+    /**
+     * Posts {@code count} requests on QP 0 (the last one signaled) and leaves them to the device's
+     * progress thread for {@code millis} before taking the completion: how a warm-up
+     * ({@link PerftestWarmup}) runs the path of a passive BW server, whose progress thread does all
+     * the work, and not only the path of an application that polls.
+     */
+    void postUnpolled(int size, int count, long millis) throws IOException, InterruptedException {
+        long step = step(size);
+        long wrap = wrap(size);
+        for (int k = 0; k < count; k++) {
+            fill(0, size, (k % wrap) * step, k == count - 1, k);
+            qps[0].postSend(wr);
+        }
+        Thread.sleep(millis);
+        awaitOne(null);
     }
 
     private void fill(int q, int size, long off, boolean signal, long wrId) {
@@ -736,8 +761,9 @@ final class PerftestRun implements AutoCloseable {
                     if (w != null && w.over(now)) {
                         return posted;
                     }
-                    if (now - t0 > STALL_NANOS) {
-                        throw new IOException("no WRITE from the peer for 10 s (iteration " + rcnt + ")");
+                    if (now - t0 > stallNanos) {
+                        throw new IOException("no WRITE from the peer for " + stallNanos / 1_000_000_000L
+                            + " s (iteration " + rcnt + ")");
                     }
                 }
                 writesSeen = rcnt;
@@ -770,6 +796,11 @@ final class PerftestRun implements AutoCloseable {
     /** The last byte of QP 0's receive area: where a write-latency peer's writes put its iteration counter. */
     byte peerCounter(int size) {
         return buf.get(ValueLayout.JAVA_BYTE, qps.length * slot + size - 1);
+    }
+
+    /** Clears {@link #peerCounter}, before a {@link #writeLat} whose first expected value may be there still. */
+    void clearPeerCounter(int size) {
+        buf.set(ValueLayout.JAVA_BYTE, qps.length * slot + size - 1, (byte) 0);
     }
 
     /**
@@ -822,8 +853,9 @@ final class PerftestRun implements AutoCloseable {
                         if (w != null && w.over(now)) {
                             break run;
                         }
-                        if (now - t0 > STALL_NANOS) {
-                            throw new IOException("no SEND from the peer for 10 s (message " + (rcnt + 1) + ")");
+                        if (now - t0 > stallNanos) {
+                            throw new IOException("no SEND from the peer for " + stallNanos / 1_000_000_000L
+                                + " s (message " + (rcnt + 1) + ")");
                         }
                         continue;
                     }
@@ -889,9 +921,10 @@ final class PerftestRun implements AutoCloseable {
         return wc[0];
     }
 
-    private static void stalled(long now, long since) throws IOException {
-        if (now - since > STALL_NANOS) {
-            throw new IOException("no completion for 10 s: the peer is gone or cannot be reached");
+    private void stalled(long now, long since) throws IOException {
+        if (now - since > stallNanos) {
+            throw new IOException("no completion for " + stallNanos / 1_000_000_000L
+                + " s: the peer is gone or cannot be reached");
         }
     }
 

@@ -14,6 +14,8 @@ final class PerftestPair {
     /**
      * Runs {@code command} (e.g. "perftest write-bw" or "ib_send_lat") with {@code options} as a
      * server on 127.0.0.2, then as its client on 127.0.0.3, on fresh ports; both must exit 0.
+     * Without the untimed warm-up (PerftestWarmupTest has the runs with it): it would add seconds
+     * to every test and change nothing they check.
      *
      * @return {server lines, client lines}
      */
@@ -23,9 +25,21 @@ final class PerftestPair {
 
     /** {@link #run(String, String...)} with {@code -p tcp}. */
     static List<List<String>> run(int tcp, String command, String... options) throws Exception {
+        return run(tcp, false, command, options);
+    }
+
+    /** {@link #run(String, String...)} with the warm-up, as a user runs the tool. */
+    static List<List<String>> runWithWarmup(String command, String... options) throws Exception {
+        return run(FreePorts.tcp(), true, command, options);
+    }
+
+    private static List<List<String>> run(int tcp, boolean warmUp, String command, String... options) throws Exception {
         int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
         List<String> common = new ArrayList<>(List.of(command.split(" ")));
         common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
+        if (!warmUp) {
+            common.add("--no-warmup");
+        }
         common.addAll(List.of(options));
         List<String> server = new ArrayList<>(common);
         server.addAll(List.of("--ip", PingpongHarness.SERVER_IP));
