@@ -156,7 +156,7 @@ final class PerftestCommand implements Callable<Integer> {
         + "QPs: the exchange on an rdma_cm connection to the -p port, the QPs connected from the records")
     boolean comRdmaCm;
 
-    @Option(names = "--cpu_util", description = "show the CPUs' utilization over the measured seconds (/proc/stat, all CPUs; with -D)")
+    @Option(names = "--cpu_util", description = "show the CPUs' user time over the measured seconds (/proc/stat, all CPUs; with -D)")
     boolean cpuUtil;
 
     @Option(names = "--engines", paramLabel = "K", defaultValue = "1",

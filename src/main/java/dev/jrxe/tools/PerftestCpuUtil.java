@@ -7,10 +7,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * perftest's {@code --cpu_util}: how busy the machine's CPUs were over the measured seconds of a
- * duration run, from the first line of {@code /proc/stat} read when they begin and when they end:
- * {@code 100 * busy / (busy + idle)} with busy = user + nice + system (+ irq, softirq, steal) and
- * idle = idle + iowait, all CPUs together (so 50% on 2 cores is one core's worth). A thread of its
- * own takes the two readings at their times, off the traffic loop.
+ * duration run, from the first line of {@code /proc/stat} read when they begin and when they end,
+ * as perftest 4.5's get_cpu_stats and calc_cpu_util compute it (src/perftest_resources.c,
+ * src/perftest_parameters.c): {@code 100 * user / (user + idle)} from the line's user and idle
+ * fields alone, all CPUs together (so 50% on 2 cores is one core's worth of user time). A thread
+ * of its own takes the two readings at their times, off the traffic loop.
  */
 final class PerftestCpuUtil {
     private static final Path STAT = Path.of("/proc/stat");
@@ -24,9 +25,9 @@ final class PerftestCpuUtil {
             sleepUntil(endNanos);
             long[] b = read();
             if (a != null && b != null) {
-                long busy = b[0] - a[0];
+                long user = b[0] - a[0];
                 long idle = b[1] - a[1];
-                percent = busy + idle > 0 ? 100.0 * busy / (busy + idle) : 0;
+                percent = user + idle != 0 ? 100.0 * user / (user + idle) : 0;
             }
         });
     }
@@ -53,7 +54,7 @@ final class PerftestCpuUtil {
         }
     }
 
-    /** {busy, idle} jiffies of all CPUs, or null. */
+    /** {user, idle} jiffies of all CPUs, or null. */
     static long[] read() {
         try {
             String first = Files.readAllLines(STAT).get(0);
@@ -63,22 +64,12 @@ final class PerftestCpuUtil {
         }
     }
 
-    /** {busy, idle} of a {@code cpu  user nice system idle iowait irq softirq steal ...} line. */
+    /** {user, idle} of a {@code cpu  user nice system idle ...} line: its second and fifth words, as perftest reads them. */
     static long[] parse(String cpuLine) {
         String[] f = cpuLine.trim().split("\\s+");
         if (!f[0].equals("cpu") || f.length < 5) {
             throw new IllegalArgumentException("not /proc/stat's cpu line: " + cpuLine);
         }
-        long busy = 0;
-        long idle = 0;
-        for (int i = 1; i < Math.min(f.length, 9); i++) {
-            long v = Long.parseLong(f[i]);
-            if (i == 4 || i == 5) {
-                idle += v; // idle, iowait
-            } else {
-                busy += v; // user, nice, system, irq, softirq, steal
-            }
-        }
-        return new long[] {busy, idle};
+        return new long[] {Long.parseLong(f[1]), Long.parseLong(f[4])};
     }
 }
