@@ -102,8 +102,8 @@ final class PerftestCommand implements Callable<Integer> {
     int postList;
 
     @Option(converter = Converters.Positive.class, names = {"-D", "--duration"}, paramLabel = "SECONDS",
-        description = "run for SECONDS instead of -n iterations: BW tests measure SECONDS after a quarter of "
-            + "them unmeasured; latency tests run SECONDS, their first and last quarter unmeasured")
+        description = "run for SECONDS instead of -n iterations, measuring all but a margin at each end: a quarter "
+            + "of them, rounded down to whole seconds (perftest's)")
     Integer duration;
 
     @Option(names = {"-A", "--atomic_type"}, defaultValue = "FETCH_AND_ADD",
@@ -254,7 +254,7 @@ final class PerftestCommand implements Callable<Integer> {
             uc, cas, mtu != null ? Mtu.fromBytes(mtu) : d.activeMtu(), CYCLE_BUFFER, CACHE_LINE));
         try (Device dev = Device.open(cfg); PerftestOob oob = exchange(dev, client, warmUp)) {
             if (duration != null) {
-                oob.allowRun(duration * 2_000L); // BW runs last 1.5 times -D
+                oob.allowRun(duration * 1_000L); // one side may wait in an exchange while the other runs
             }
             int maxSize = sizes.get(sizes.size() - 1);
             // the port's MTU first, then the peer's if smaller
@@ -452,32 +452,30 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 oob.handshake(run.mine[0]);
             }
-            // --cpu_util: this machine's CPUs over the measured seconds (a quarter of -D after the start;
-            // the latency tests' window samples its own)
-            PerftestCpuUtil cpu = cpuUtil && test.bw ? PerftestCpuUtil.between(System.nanoTime() + duration * 250_000_000L,
-                System.nanoTime() + duration * 1_250_000_000L) : null;
+            // perftest's duration clock (--cpu_util samples the CPUs over its measured part); a SEND
+            // server's starts with its first message
+            PerftestWindow w = duration == null || !test.bw ? null : PerftestWindow.ofSeconds(duration, cpuUtil);
+            if (w != null && (client || !send)) {
+                w.start(System.nanoTime());
+            }
             if (test.bw && !send) {
                 if (bidirectional) {
                     // both sides post; each prints the sum of both reports (perftest's print_full_bw_report)
-                    PerftestOob.Report mine = duration != null
-                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits, null)
-                        : run.bwClient(s, gbits, false);
+                    PerftestOob.Report mine = w != null ? run.bwClientTimed(s, w, gbits, null) : run.bwClient(s, gbits, false, false);
                     oob.handshake(run.mine[0]);
                     PerftestOob.Report both = mine.plus(oob.reports(mine));
-                    PerftestOutput.bwRow(out, both, cpu == null ? Double.NaN : cpu.percent());
+                    PerftestOutput.bwRow(out, both, w == null ? Double.NaN : w.cpuPercent());
                     point(both);
                 } else if (client) {
-                    PerftestOob.Report mine = duration != null
-                        ? run.bwClientTimed(s, duration * 1_000_000_000L, duration * 250_000_000L, gbits, null)
-                        : run.bwClient(s, gbits, false);
+                    PerftestOob.Report mine = w != null ? run.bwClientTimed(s, w, gbits, null) : run.bwClient(s, gbits, false, false);
                     oob.handshake(run.mine[0]);
                     oob.reports(mine);
-                    PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
+                    PerftestOutput.bwRow(out, mine, w == null ? Double.NaN : w.cpuPercent());
                     point(mine);
                 } else {
                     oob.handshake(run.mine[0]); // blocks until the client is done
                     PerftestOob.Report theirs = oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0));
-                    PerftestOutput.bwRow(out, theirs, cpu == null ? Double.NaN : cpu.percent());
+                    PerftestOutput.bwRow(out, theirs, w == null ? Double.NaN : w.cpuPercent());
                     point(theirs);
                 }
             } else if (send && test.bw) {
@@ -489,17 +487,15 @@ final class PerftestCommand implements Callable<Integer> {
                     }
                 };
                 PerftestOob.Report mine;
-                long seconds = duration == null ? 0 : duration * 1_000_000_000L;
                 if (bidirectional) {
-                    // both sides send and receive (perftest's run_iter_bi); a duration server receives
-                    // until the client is done
-                    mine = duration != null ? run.bwClientTimed(s, seconds, seconds / 4, gbits, client ? null : clientDone)
-                        : run.bwClient(s, gbits, true);
-                } else if (duration != null) {
-                    mine = client ? run.bwClientTimed(s, seconds, seconds / 4, gbits, null)
-                        : run.sendBwServerTimed(s, seconds, seconds / 4, gbits, clientDone);
+                    // both sides send and receive (perftest's run_iter_bi): the server once the client's
+                    // first message came; a duration server receives until the client is done
+                    mine = w != null ? run.bwClientTimed(s, w, gbits, client ? null : clientDone)
+                        : run.bwClient(s, gbits, true, !client);
+                } else if (w != null) {
+                    mine = client ? run.bwClientTimed(s, w, gbits, null) : run.sendBwServerTimed(s, w, gbits, clientDone);
                 } else {
-                    mine = client ? run.bwClient(s, gbits, false) : run.sendBwServer(s, gbits, clientDone);
+                    mine = client ? run.bwClient(s, gbits, false, false) : run.sendBwServer(s, gbits, clientDone);
                 }
                 if (bidirectional && duration == null) {
                     // each prints the sum of both sides' sends; in a duration run each counted its
@@ -507,7 +503,7 @@ final class PerftestCommand implements Callable<Integer> {
                     mine = mine.plus(oob.reports(mine));
                 }
                 oob.handshake(run.mine[0]);
-                PerftestOutput.bwRow(out, mine, cpu == null ? Double.NaN : cpu.percent());
+                PerftestOutput.bwRow(out, mine, w == null ? Double.NaN : w.cpuPercent());
                 point(mine);
                 if (!client && run.lost > 0) {
                     out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
@@ -544,7 +540,7 @@ final class PerftestCommand implements Callable<Integer> {
             oob.handshake(run.mine[0]); // blocks until the client is done
             return;
         }
-        PerftestWindow w = duration == null ? null : new PerftestWindow(duration * 1_000_000_000L, cpuUtil);
+        PerftestWindow w = duration == null ? null : PerftestWindow.ofSeconds(duration, cpuUtil);
         long[] posted = switch (test.verb) {
             case READ -> run.readLat(size, w);
             case WRITE -> run.writeLat(size, client, w);

@@ -82,6 +82,9 @@ final class PerftestRun implements AutoCloseable {
     /** perftest's -l: the requests one post carries (a chain through {@link SendWr#next}). */
     private final SendWr[] list;
     private final RecvWr rwr = new RecvWr(1);
+    /** Per QP, the receives posted since {@link #postReceives} (so where the next one goes) and the messages received. */
+    private final long[] recvPosted;
+    private final long[] recvDone;
 
     /**
      * One side of a run on {@code d} (the caller's, to close after this): the PD, the buffer laid
@@ -106,6 +109,8 @@ final class PerftestRun implements AutoCloseable {
         this.cqs = new CompletionQueue[Math.min(d.engines(), p.qps())];
         this.qps = new QueuePair[p.qps()];
         this.mine = new PerftestRecord[p.qps()];
+        this.recvPosted = new long[p.qps()];
+        this.recvDone = new long[p.qps()];
         try {
             this.buf = arena.allocate(slot * 2 * p.qps(), 4096);
             this.pd = d.allocPd();
@@ -226,8 +231,13 @@ final class PerftestRun implements AutoCloseable {
         }
     }
 
-    /** Posts every QP's receives for a SEND test ({@code rxDepth} each). */
+    /**
+     * Posts every QP's receives for a SEND test ({@code rxDepth} each), the first of a run of
+     * {@code size}: the counts of receives posted and messages received start again.
+     */
     void postReceives(int size) {
+        java.util.Arrays.fill(recvPosted, 0);
+        java.util.Arrays.fill(recvDone, 0);
         for (int q = 0; q < qps.length; q++) {
             for (int i = 0; i < p.rxDepth(); i++) {
                 postRecv(q, size);
@@ -239,11 +249,25 @@ final class PerftestRun implements AutoCloseable {
         postRecv(rwr, q, size);
     }
 
-    /** Posts one receive of QP {@code q} into its slot of the second half, through {@code r} (a thread's own). */
+    /**
+     * Posts the next receive of QP {@code q} into its slot of the second half, through {@code r}
+     * (a thread's own). A BW test's receives step through the slot as the sender's messages do
+     * (perftest's increase_loc_addr in ctx_set_recv_wqes and run_iter_bw_server), so message k
+     * lands where it was sent from; UD's, and a latency test's, all take the slot's start.
+     */
     private void postRecv(RecvWr r, int q, int size) {
+        long at = p.test().bw && !p.ud() ? recvPosted[q] % wrap(size) * step(size) : 0;
+        recvPosted[q]++;
         r.wrId = q;
-        r.sge(buf.address() + (qps.length + q) * slot, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
+        r.sge(buf.address() + (qps.length + q) * slot + at, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
         qps[q].postRecv(r);
+    }
+
+    /** A receive of QP {@code c.wrId} completed: counted; its QP. */
+    private int received(WorkCompletion c) {
+        int q = (int) c.wrId;
+        recvDone[q]++;
+        return q;
     }
 
     // ------------------------------------------------------------------ data check (jrxe's --check)
@@ -252,6 +276,9 @@ final class PerftestRun implements AutoCloseable {
     static byte pattern(long o) {
         return (byte) (o * 131 + 17);
     }
+
+    /** Whether {@link #fillSources} filled this side's sources with the pattern. */
+    private boolean filled;
 
     /** Fills the halves this side's requests read from (its first for WRITE/SEND, its second for a READ peer). */
     void fillSources(boolean client, boolean duplex) {
@@ -264,6 +291,7 @@ final class PerftestRun implements AutoCloseable {
         if (!sendsData) {
             return;
         }
+        filled = true;
         long base = p.test().verb == PerftestTest.Verb.READ ? qps.length * slot : 0;
         for (int q = 0; q < qps.length; q++) {
             MemorySegment m = buf.asSlice(base + q * slot, slot);
@@ -308,7 +336,8 @@ final class PerftestRun implements AutoCloseable {
                 checked += wrap * 8;
                 continue;
             }
-            long segments = t.bw && t.verb != PerftestTest.Verb.SEND ? Math.min(p.iters(), wrap) : 1;
+            // SEND: what the receives of this run took, each where its message was sent from (UD: the last, at the start)
+            long segments = !t.bw || p.ud() ? 1 : Math.min(t.verb == PerftestTest.Verb.SEND ? recvDone[q] : p.iters(), wrap);
             for (long k = 0; k < segments; k++) {
                 long at = k * step;
                 // write latency: the last byte is the iteration counter, checked below
@@ -339,13 +368,12 @@ final class PerftestRun implements AutoCloseable {
      * The client's bandwidth loop: every QP posts {@code iters} requests, up to tx depth in flight.
      * With {@code receives} (bidirectional SEND, perftest's run_iter_bi) it also takes the peer's
      * {@code iters} messages per QP, reposting receives until that many were posted, and ends when
-     * they have come too; the report is of its own sends.
+     * they have come too; the report is of its own sends. With {@code afterFirstReceive} (the
+     * server of run_iter_bi) it posts nothing before the peer's first message has come.
      */
-    PerftestOob.Report bwClient(int size, boolean gbits, boolean receives) throws IOException {
+    PerftestOob.Report bwClient(int size, boolean gbits, boolean receives, boolean afterFirstReceive) throws IOException {
         int n = p.iters();
         int nq = qps.length;
-        int[] postedRecvs = new int[nq];
-        java.util.Arrays.fill(postedRecvs, p.rxDepth()); // postReceives
         long toReceive = receives ? (long) n * nq : 0;
         long[] posted = new long[n * nq];
         long[] completed = new long[n * nq];
@@ -356,8 +384,9 @@ final class PerftestRun implements AutoCloseable {
         int cqMod = p.cqMod();
         long last = System.nanoTime();
         int done = 0;
+        boolean sending = !afterFirstReceive;
         while (done < nq || toReceive > 0) {
-            for (int q = 0; q < nq; q++) {
+            for (int q = 0; q < nq && sending; q++) {
                 int l = list.length;
                 while (scnt[q] < n && scnt[q] - ccnt[q] + l <= p.txDepth()) {
                     int count = Math.min(l, n - scnt[q]);
@@ -384,11 +413,11 @@ final class PerftestRun implements AutoCloseable {
             for (int i = 0; i < got; i++) {
                 check(wc[i]);
                 if (wc[i].opcode == WcOpcode.RECV) {
+                    sending = true;
                     toReceive--;
-                    int q = (int) wc[i].wrId;
-                    if (postedRecvs[q] < n) {
+                    int q = received(wc[i]);
+                    if (recvPosted[q] < n) {
                         postRecv(q, size);
-                        postedRecvs[q]++;
                     }
                     continue;
                 }
@@ -434,23 +463,21 @@ final class PerftestRun implements AutoCloseable {
     }
 
     /**
-     * perftest's duration mode (-D) for the BW tests' posting side: posts for {@code margin}
-     * unmeasured (warm-up), counts the completed requests for {@code duration}, posts on for
-     * another margin, then stops at a signaled request and waits for everything in flight. A side
-     * that also receives (bidirectional SEND) reposts every receive and counts the messages that
-     * come in the measured seconds too, as perftest's run_iter_bi; with {@code peerDone} (the
-     * server's) it receives on until the peer is done, so that none of the peer's messages finds
-     * no receive.
+     * perftest's duration mode (-D) for the BW tests' posting side (run_iter_bw, run_iter_bi):
+     * posts from the start of {@code window} until it is over, counting the requests completed in
+     * its measured part, then stops at a signaled request and waits for what is in flight
+     * (perftest leaves it in flight). A side that also receives (bidirectional SEND) reposts every
+     * receive and counts the messages that come in the measured part too; when {@code window} has
+     * not started (the server of run_iter_bi) it posts nothing until the peer's first message has
+     * come and started it. With {@code peerDone} (that server's) it stops posting once the peer is
+     * done, and receives on until then, so that none of the peer's messages finds no receive. The
+     * report divides by the measured part.
      */
-    PerftestOob.Report bwClientTimed(int size, long durationNanos, long marginNanos, boolean gbits,
+    PerftestOob.Report bwClientTimed(int size, PerftestWindow window, boolean gbits,
                                      java.util.function.BooleanSupplier peerDone) throws IOException {
-        long t0 = System.nanoTime();
-        long start = t0 + marginNanos;
-        long end = start + durationNanos;
-        long stop = end + marginNanos;
         long counted;
         if (cqs.length == 1) {
-            counted = timedWorker(0, wc, wr, rwr, size, start, end, stop, peerDone);
+            counted = timedWorker(0, wc, wr, rwr, size, window, peerDone);
         } else {
             // one thread per engine, each posting to and polling the QPs of its CQ
             long[] count = new long[cqs.length];
@@ -464,8 +491,7 @@ final class PerftestRun implements AutoCloseable {
                         mine[i] = new WorkCompletion();
                     }
                     try {
-                        count[worker] = timedWorker(worker, mine, new SendWr(1), new RecvWr(1), size, start, end,
-                            stop, peerDone);
+                        count[worker] = timedWorker(worker, mine, new SendWr(1), new RecvWr(1), size, window, peerDone);
                     } catch (IOException | RuntimeException e) {
                         failure[worker] = e instanceof IOException io ? io : new IOException(e.toString(), e);
                         workersFailed = true; // the others stop too
@@ -494,7 +520,12 @@ final class PerftestRun implements AutoCloseable {
                 }
             }
         }
-        double seconds = durationNanos / 1e9;
+        return timedReport(size, counted, window, gbits);
+    }
+
+    /** The report of a duration run: {@code counted} messages over the measured part of {@code w}, no peak (as perftest). */
+    private static PerftestOob.Report timedReport(int size, long counted, PerftestWindow w, boolean gbits) {
+        double seconds = w.measuredNanos() / 1e9;
         return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
             counted / seconds / 1e6);
     }
@@ -504,12 +535,13 @@ final class PerftestRun implements AutoCloseable {
 
     /**
      * The timed loop over the QPs of CQ {@code w} (every QP for a device of one engine): posts
-     * until {@code stop}, counting the requests completed between {@code start} and {@code end}
-     * and the messages received then (reposting each receive through {@code rwr}); returns when
-     * its requests are done and {@code peerDone}, if any, says the peer is.
+     * while {@code window} runs (once it has started: a message received starts it), counting the
+     * requests completed in its measured part and the messages received then (reposting each
+     * receive through {@code rwr}); returns when its requests are done and {@code peerDone}, if
+     * any, says the peer is.
      */
-    private long timedWorker(int w, WorkCompletion[] wc, SendWr wr, RecvWr rwr, int size, long start, long end,
-                             long stop, java.util.function.BooleanSupplier peerDone) throws IOException {
+    private long timedWorker(int w, WorkCompletion[] wc, SendWr wr, RecvWr rwr, int size, PerftestWindow window,
+                             java.util.function.BooleanSupplier peerDone) throws IOException {
         CompletionQueue cq = cqs[w];
         int nq = qps.length;
         long[] scnt = new long[nq];
@@ -519,14 +551,22 @@ final class PerftestRun implements AutoCloseable {
         int cqMod = p.cqMod();
         long counted = 0;
         long last = System.nanoTime();
+        long peerAsked = last;
         boolean stopping = false;
         while (true) {
             long now = System.nanoTime();
-            stopping |= now - stop >= 0;
+            boolean started = window.started();
+            stopping |= window.over(now);
+            if (!stopping && started && peerDone != null && now - peerAsked > 1_000_000L) {
+                // a server whose clock started after the client's: once the client is done, what
+                // this side sends would find no receive posted
+                peerAsked = now;
+                stopping = peerDone.getAsBoolean();
+            }
             boolean drained = stopping;
             for (int q = w; q < nq; q += cqs.length) {
                 // when stopping, post on only up to the next signaled request, so that the last one is
-                while (scnt[q] - ccnt[q] < p.txDepth() && (!stopping || scnt[q] % cqMod != 0)) {
+                while (started && scnt[q] - ccnt[q] < p.txDepth() && (!stopping || scnt[q] % cqMod != 0)) {
                     long k = scnt[q];
                     boolean signal = (k + 1) % cqMod == 0;
                     fill(wr, q, size, (k % wrap) * step, signal, ((long) q << 32) | (k & 0xFFFFFFFFL));
@@ -551,8 +591,9 @@ final class PerftestRun implements AutoCloseable {
             for (int i = 0; i < got; i++) {
                 check(wc[i]);
                 if (wc[i].opcode == WcOpcode.RECV) {
-                    postRecv(rwr, (int) wc[i].wrId, size); // a duration run reposts every receive
-                    if (now - start >= 0 && now - end < 0) {
+                    window.start(now); // run_iter_bi's server: its clock starts with the first message
+                    postRecv(rwr, received(wc[i]), size); // a duration run reposts every receive
+                    if (window.measuring(now)) {
                         counted++;
                     }
                     continue;
@@ -565,7 +606,7 @@ final class PerftestRun implements AutoCloseable {
                 }
                 long n = k + 1 - ccnt[q];
                 ccnt[q] = k + 1;
-                if (now - start >= 0 && now - end < 0) {
+                if (window.measuring(now)) {
                     counted += n;
                 }
             }
@@ -616,8 +657,6 @@ final class PerftestRun implements AutoCloseable {
     PerftestOob.Report sendBwServer(int size, boolean gbits, java.util.function.BooleanSupplier peerDone)
             throws IOException {
         long total = (long) p.iters() * qps.length;
-        int[] postedRecvs = new int[qps.length];
-        java.util.Arrays.fill(postedRecvs, p.rxDepth()); // postReceives
         long received = 0;
         long first = 0;
         long end = 0;
@@ -642,10 +681,9 @@ final class PerftestRun implements AutoCloseable {
                     first = now;
                 }
                 end = now;
-                int q = (int) wc[i].wrId;
-                if (postedRecvs[q] < p.iters()) {
+                int q = received(wc[i]);
+                if (recvPosted[q] < p.iters()) {
                     postRecv(q, size);
-                    postedRecvs[q]++;
                 }
             }
         }
@@ -655,14 +693,12 @@ final class PerftestRun implements AutoCloseable {
 
     /**
      * The SEND server of a duration run: receives and reposts until the client has finished (its
-     * next exchange waits and the CQ is empty), counting the messages received between
-     * {@code margin} after the first one and {@code duration} later, as perftest's server does.
+     * next exchange waits and the CQ is empty), counting the messages received in the measured
+     * part of {@code w}, which the first one starts, as perftest's run_iter_bw_server.
      */
-    PerftestOob.Report sendBwServerTimed(int size, long durationNanos, long marginNanos, boolean gbits,
+    PerftestOob.Report sendBwServerTimed(int size, PerftestWindow w, boolean gbits,
                                          java.util.function.BooleanSupplier peerDone) throws IOException {
         long counted = 0;
-        long start = 0;
-        long end = 0;
         boolean any = false;
         long last = System.nanoTime();
         while (true) {
@@ -681,20 +717,15 @@ final class PerftestRun implements AutoCloseable {
                 if (wc[i].opcode != WcOpcode.RECV) {
                     continue;
                 }
-                if (!any) {
-                    any = true;
-                    start = now + marginNanos;
-                    end = start + durationNanos;
-                }
-                if (now - start >= 0 && now - end < 0) {
+                any = true;
+                w.start(now);
+                if (w.measuring(now)) {
                     counted++;
                 }
-                postRecv((int) wc[i].wrId, size); // a duration run reposts every receive
+                postRecv(received(wc[i]), size); // a duration run reposts every receive
             }
         }
-        double seconds = durationNanos / 1e9;
-        return new PerftestOob.Report(size, counted, 0, PerftestOutput.bw(size * (double) counted / seconds, gbits),
-            counted / seconds / 1e6);
+        return timedReport(size, counted, w, gbits);
     }
 
     private PerftestOob.Report report(int size, long iters, long nanos, double peakBytesPerSecond, boolean gbits) {
@@ -737,7 +768,9 @@ final class PerftestRun implements AutoCloseable {
      * side waits until the peer's write has set the last byte of its receive area to the
      * iteration's number, then writes its own. {@code -n} iterations, whose post times it returns,
      * or with {@code w} until the window is over (each side on its own clock, started here, as
-     * perftest's alarm), counting the completed writes in it; null then.
+     * perftest's alarm), counting the completed writes in it; null then. With its sources filled
+     * (--check) it puts the pattern back in its counter byte when done: with -a the next sizes
+     * send that byte as data.
      */
     long[] writeLat(int size, boolean client, PerftestWindow w) throws IOException {
         long n = w == null ? p.iters() : Long.MAX_VALUE;
@@ -789,6 +822,10 @@ final class PerftestRun implements AutoCloseable {
                     w.count(System.nanoTime());
                 }
             }
+        }
+        if (filled) {
+            // -a: the next sizes' writes carry this byte as data, not as a counter
+            post.set(ValueLayout.JAVA_BYTE, size - 1, pattern(size - 1));
         }
         return posted;
     }

@@ -114,15 +114,15 @@ final class PerftestWarmup {
         }
         if (test.bw) {
             if (bidirectional) {
-                both(() -> a.bwClient(size, false, send), () -> b.bwClient(size, false, send));
+                both(() -> a.bwClient(size, false, send, false), () -> b.bwClient(size, false, send, send));
             } else if (send) {
                 AtomicBoolean clientDone = new AtomicBoolean();
                 both(() -> {
-                    a.bwClient(size, false, false);
+                    a.bwClient(size, false, false, false);
                     clientDone.set(true);
                 }, () -> b.sendBwServer(size, false, clientDone::get));
             } else {
-                a.bwClient(size, false, false);
+                a.bwClient(size, false, false, false);
                 // the real server's device runs these on its progress thread: so must some here
                 a.postUnpolled(size, Math.min(a.p.txDepth(), 16), UNPOLLED_MILLIS);
             }

@@ -1,41 +1,63 @@
 package dev.jrxe.tools;
 
 /**
- * The clock of a latency test in duration mode (perftest's {@code -D} for ib_write_lat,
- * ib_read_lat and ib_send_lat): from {@link #start} the run lasts the duration, its first and
- * last quarter not measured (perftest's margin, which it rounds down to whole seconds), and the
- * iterations that complete in the half between are {@link #counted}. With {@code --cpu_util} the
- * CPUs are sampled over that half. Not thread safe: one traffic loop's.
+ * The clock of perftest's duration mode ({@code -D}), the same for the BW and the latency tests
+ * (perftest 4.5's catch_alarm, src/perftest_resources.c, and force_dependecies'
+ * {@code margin = duration / 4}, src/perftest_parameters.c): from {@link #start} the run lasts
+ * the duration; a margin at each end, a quarter of the duration rounded down to whole seconds
+ * ({@link #marginNanos}), is not measured, and what completes in between is. With
+ * {@code cpuUtil} the CPUs are sampled over the measured part. Once started, its times may be
+ * read by several threads; {@link #count} and {@link #counted} are one traffic loop's.
  */
 final class PerftestWindow {
     private final long durationNanos;
+    private final long marginNanos;
     private final boolean cpuUtil;
-    private boolean started;
+    /** Written last by {@link #start}: who sees it true sees the times below. */
+    private volatile boolean started;
     private long measureFrom;
     private long measureUntil;
     private long stop;
     private long counted;
-    private PerftestCpuUtil cpu;
+    private volatile PerftestCpuUtil cpu;
 
-    /** A window of {@code durationNanos} that starts with the first {@link #start}; {@code cpuUtil}: sample the CPUs. */
-    PerftestWindow(long durationNanos, boolean cpuUtil) {
+    /** A window of {@code durationNanos} with {@code marginNanos} unmeasured at each end; {@code cpuUtil}: sample the CPUs. */
+    PerftestWindow(long durationNanos, long marginNanos, boolean cpuUtil) {
+        if (durationNanos <= 2 * marginNanos) {
+            throw new IllegalArgumentException("the duration must be longer than its two margins"); // perftest's DURATION > 2*MARGIN
+        }
         this.durationNanos = durationNanos;
+        this.marginNanos = marginNanos;
         this.cpuUtil = cpuUtil;
     }
 
+    /** perftest's window for {@code -D seconds}: its margin is {@link #marginNanos}. */
+    static PerftestWindow ofSeconds(int seconds, boolean cpuUtil) {
+        return new PerftestWindow(seconds * 1_000_000_000L, marginNanos(seconds), cpuUtil);
+    }
+
+    /** perftest's margin for {@code -D seconds}: {@code seconds / 4} in whole seconds (0 below 4 s). */
+    static long marginNanos(int seconds) {
+        return seconds / 4 * 1_000_000_000L;
+    }
+
     /** Starts the clock at {@code now} ({@link System#nanoTime()}) unless it runs already. */
-    void start(long now) {
+    synchronized void start(long now) {
         if (started) {
             return;
         }
-        started = true;
-        long margin = durationNanos / 4;
-        measureFrom = now + margin;
-        measureUntil = now + durationNanos - margin;
+        measureFrom = now + marginNanos;
+        measureUntil = now + durationNanos - marginNanos;
         stop = now + durationNanos;
         if (cpuUtil) {
             cpu = PerftestCpuUtil.between(measureFrom, measureUntil);
         }
+        started = true;
+    }
+
+    /** Whether {@link #start} was called. */
+    boolean started() {
+        return started;
     }
 
     /** Whether the run is over at {@code now}: started, and the duration has passed. */
@@ -43,25 +65,31 @@ final class PerftestWindow {
         return started && now - stop >= 0;
     }
 
-    /** One iteration completed at {@code now}: counted when that is inside the measured half. */
+    /** Whether {@code now} lies in the measured part: started, past the first margin and before the last. */
+    boolean measuring(long now) {
+        return started && now - measureFrom >= 0 && now - measureUntil < 0;
+    }
+
+    /** One iteration completed at {@code now}: counted when that is in the measured part. */
     void count(long now) {
-        if (started && now - measureFrom >= 0 && now - measureUntil < 0) {
+        if (measuring(now)) {
             counted++;
         }
     }
 
-    /** The iterations completed in the measured half. */
+    /** The iterations {@link #count} counted. */
     long counted() {
         return counted;
     }
 
-    /** How long the measured half is, in nanoseconds. */
+    /** How long the measured part is, in nanoseconds: the duration less its two margins. */
     long measuredNanos() {
-        return durationNanos - 2 * (durationNanos / 4);
+        return durationNanos - 2 * marginNanos;
     }
 
-    /** The CPUs' utilization over the measured half (waits for its end); NaN without --cpu_util. */
+    /** The CPUs' utilization over the measured part (waits for its end); NaN without --cpu_util or before the start. */
     double cpuPercent() {
-        return cpu == null ? Double.NaN : cpu.percent();
+        PerftestCpuUtil c = cpu;
+        return c == null ? Double.NaN : c.percent();
     }
 }

@@ -216,7 +216,7 @@ class PerftestCommandTest {
     }
 
     @Test
-    void shouldRunForADurationAfterAnUnmeasuredMargin() throws Exception {
+    void shouldRunForADurationWithTheServerPrintingTheClientsRow() throws Exception {
         List<List<String>> out = PerftestPair.run("ib_write_bw", "-D", "1", "-s", "4096", "--check");
         String row = out.get(1).stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
         long iterations = Long.parseLong(row.trim().split(" +")[1]);

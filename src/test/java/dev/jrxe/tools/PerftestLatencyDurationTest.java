@@ -1,12 +1,14 @@
 package dev.jrxe.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** perftest's duration mode (-D) for the latency tests: the clock, the table, and each test between two processes. */
@@ -14,20 +16,38 @@ class PerftestLatencyDurationTest {
     private static final String HEADER = " #bytes        #iterations       t_avg[usec]    tps average";
 
     @Test
-    void shouldMeasureTheHalfBetweenTheQuartersOfTheDuration() {
-        PerftestWindow w = new PerftestWindow(4_000, false);
+    void shouldMeasureBetweenTheMarginsOfTheDuration() {
+        PerftestWindow w = new PerftestWindow(4_000, 1_000, false);
         w.count(1_000);
+        assertThat(w.started()).isFalse();
         assertThat(w.over(1_000_000)).as("not started").isFalse();
+        assertThat(w.measuring(2_500)).as("not started").isFalse();
         w.start(1_000);
         w.start(1_500); // started once: the second call does nothing
         for (long t : new long[] {1_999, 2_000, 3_999, 4_000, 4_999}) {
             w.count(t);
         }
-        assertThat(w.counted()).as("2000 and 3999: inside [start + 1/4, start + 3/4)").isEqualTo(2);
+        assertThat(w.counted()).as("2000 and 3999: inside [start + margin, start + duration - margin)").isEqualTo(2);
         assertThat(w.measuredNanos()).isEqualTo(2_000);
         assertThat(w.over(4_999)).isFalse();
-        assertThat(w.over(5_000)).isTrue();
+        assertThat(w.over(5_000)).as("the run ends after the duration, not after a margin more").isTrue();
         assertThat(w.cpuPercent()).isNaN();
+        assertThatThrownBy(() -> new PerftestWindow(2_000, 1_000, false)).as("perftest: DURATION > 2*MARGIN")
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @ParameterizedTest(name = "-D {0}: margin {1} s")
+    @CsvSource({"1, 0", "2, 0", "3, 0", "4, 1", "5, 1", "7, 1", "8, 2", "10, 2"})
+    void shouldTakePerftestsMarginOfAQuarterRoundedDownToWholeSeconds(int seconds, long marginSeconds) {
+        // force_dependecies: margin = duration / 4 (ints); catch_alarm runs margin, duration - 2 margin, margin
+        assertThat(PerftestWindow.marginNanos(seconds)).isEqualTo(marginSeconds * 1_000_000_000L);
+        PerftestWindow w = PerftestWindow.ofSeconds(seconds, false);
+        assertThat(w.measuredNanos()).isEqualTo((seconds - 2 * marginSeconds) * 1_000_000_000L);
+        w.start(0);
+        assertThat(w.over(seconds * 1_000_000_000L - 1)).isFalse();
+        assertThat(w.over(seconds * 1_000_000_000L)).isTrue();
+        assertThat(w.measuring(marginSeconds * 1_000_000_000L)).isTrue();
+        assertThat(w.measuring((seconds - marginSeconds) * 1_000_000_000L)).isFalse();
     }
 
     @Test
