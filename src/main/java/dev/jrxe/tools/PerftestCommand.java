@@ -21,9 +21,10 @@ import picocli.CommandLine.Parameters;
  * tests with its options, defaults, TCP exchange and output (../shared/reference/cm-and-perftest.md
  * §4), so that the real ib_write_bw and friends can be the peer. RC, UC and UD; one run or, with
  * {@code -a}, sizes 2 B .. 8 MiB, or {@code -D} seconds (every test; the latency tests print
- * perftest's duration table); {@code --csv}/{@code --svg} write the rows and a chart;
- * {@code --cpu_util} with -D; {@code -b} for the BW tests (both sides post, each prints the sum; for
- * SEND over RC, and with -D each prints its own messages both ways, as perftest); UD for the send
+ * perftest's duration table), each in perftest 4.5's exchange sequence ({@link PerftestSequence});
+ * {@code --csv}/{@code --svg} write the rows and a chart; {@code --cpu_util} with -D; {@code -b}
+ * for the BW tests (both sides post, each prints the sum; for SEND over RC, and with -D each
+ * prints its own messages both ways, as perftest); UD for the send
  * tests (messages cut to the MTU, the server counting what UD dropped); {@code -R} (the exchange on
  * an rdma_cm connection, the RC QPs connected by rdma_cm) and {@code -z} (the exchange only), in
  * perftest 4.5's wire format (OOB version 6.06: its records as the binary struct); jrxe's
@@ -197,15 +198,17 @@ final class PerftestCommand implements Callable<Integer> {
                 yield false;
             }
         };
-        Converters.require(spec, test.verb != PerftestTest.Verb.ATOMIC || size == null || size == 8,
-            "atomic tests move 8 bytes: -s cannot change that");
+        Converters.require(spec, test.verb != PerftestTest.Verb.ATOMIC || (size == null || size == 8) && !all,
+            "Message size cannot be changed for Atomic tests: they move 8 bytes (no -s, no -a)");
         List<Integer> sizes = sizes();
         int n = iters != null ? iters : test.defaultIters;
         int tx = Math.min(txDepth != null ? txDepth : test.defaultTxDepth, n);
         int rx = rxDepth != null ? rxDepth : test.defaultRxDepth;
         if (test.verb == PerftestTest.Verb.SEND) {
             rx = Math.min(rx, n);
-            rx += rx % 2; // perftest rounds it up to even
+            if (!all) {
+                rx += rx % 2; // perftest rounds it up to even, but not for -a (a receive left over would take the next size)
+            }
         }
         int mod = cqMod != null ? cqMod : (test.bw ? 100 : 1);
         if (cqMod == null && !all && sizes.get(0) > 8192) {
@@ -280,7 +283,9 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, ud ? "UD" : uc ? "UC" : "RC", tx, rx, mod,
                     s.mtu(), gidIndex, run.outReads, cas, bidirectional, rdmaCm, rdmaCm || comRdmaCm));
-                PerftestRecord[] remote = before(oob, run, client, sizes.get(0));
+                PerftestSequence seq = new PerftestSequence(new PerftestSequence.Plan(test, client, sizes, all,
+                    bidirectional, duration, gbits, cpuUtil, check), oob, run, out);
+                PerftestRecord[] remote = seq.before();
                 for (int i = 0; i < qps; i++) {
                     PerftestOutput.address(out, "local", run.mine[i], test);
                 }
@@ -289,7 +294,8 @@ final class PerftestCommand implements Callable<Integer> {
                 }
                 out.println(PerftestOutput.LINE);
                 out.flush();
-                traffic(oob, run, client, sizes, out);
+                seq.traffic();
+                points.addAll(seq.points());
             }
             if (csv != null || svg != null) {
                 plot(out, s.mtu(), cas);
@@ -396,171 +402,6 @@ final class PerftestCommand implements Callable<Integer> {
             l.add(size != null ? size : test.defaultSize);
         }
         return l;
-    }
-
-    private void point(PerftestOob.Report r) {
-        points.add(new PerftestPlot.Point(r.size(), r.iters(), r.bwPeak(), r.bwAvg(), r.msgRate(), null));
-    }
-
-    private static PerftestRecord[] handshakeAll(PerftestOob oob, PerftestRun run) throws IOException {
-        PerftestRecord[] r = new PerftestRecord[run.mine.length];
-        for (int i = 0; i < r.length; i++) {
-            r[i] = oob.handshake(run.mine[i]);
-        }
-        return r;
-    }
-
-    /** The record exchanges before traffic, in each test's order (§4.5), with the QPs connected in between. */
-    private PerftestRecord[] before(PerftestOob oob, PerftestRun run, boolean client, int firstSize) throws IOException {
-        boolean send = test.verb == PerftestTest.Verb.SEND;
-        if (!test.bw && !send) {
-            oob.handshake(run.mine[0]);
-        }
-        PerftestRecord[] remote = handshakeAll(oob, run);
-        run.connect(remote);
-        if (send) {
-            oob.handshake(run.mine[0]);
-            handshakeAll(oob, run);
-            if (receives(client)) {
-                run.postReceives(firstSize);
-            }
-        } else {
-            handshakeAll(oob, run);
-        }
-        oob.handshake(run.mine[0]);
-        return remote;
-    }
-
-    private void traffic(PerftestOob oob, PerftestRun run, boolean client, List<Integer> sizes, PrintWriter out)
-        throws IOException {
-        boolean send = test.verb == PerftestTest.Verb.SEND;
-        if (test.bw) {
-            PerftestOutput.bwHeader(out, gbits, cpuUtil);
-        } else if (client || test.verb != PerftestTest.Verb.READ) {
-            if (duration != null) {
-                PerftestOutput.latDurationHeader(out, cpuUtil);
-            } else {
-                PerftestOutput.latHeader(out);
-            }
-        }
-        for (int k = 0; k < sizes.size(); k++) {
-            int s = sizes.get(k);
-            if (k > 0) {
-                // -a: a barrier before each further size (the receiver's receives posted first)
-                if (receives(client)) {
-                    run.postReceives(s);
-                }
-                oob.handshake(run.mine[0]);
-            }
-            // perftest's duration clock (--cpu_util samples the CPUs over its measured part); a SEND
-            // server's starts with its first message
-            PerftestWindow w = duration == null || !test.bw ? null : PerftestWindow.ofSeconds(duration, cpuUtil);
-            if (w != null && (client || !send)) {
-                w.start(System.nanoTime());
-            }
-            if (test.bw && !send) {
-                if (bidirectional) {
-                    // both sides post; each prints the sum of both reports (perftest's print_full_bw_report)
-                    PerftestOob.Report mine = w != null ? run.bwClientTimed(s, w, gbits, null) : run.bwClient(s, gbits, false, false);
-                    oob.handshake(run.mine[0]);
-                    PerftestOob.Report both = mine.plus(oob.reports(mine));
-                    PerftestOutput.bwRow(out, both, w == null ? Double.NaN : w.cpuPercent());
-                    point(both);
-                } else if (client) {
-                    PerftestOob.Report mine = w != null ? run.bwClientTimed(s, w, gbits, null) : run.bwClient(s, gbits, false, false);
-                    oob.handshake(run.mine[0]);
-                    oob.reports(mine);
-                    PerftestOutput.bwRow(out, mine, w == null ? Double.NaN : w.cpuPercent());
-                    point(mine);
-                } else {
-                    oob.handshake(run.mine[0]); // blocks until the client is done
-                    PerftestOob.Report theirs = oob.reports(new PerftestOob.Report(0, 0, 0, 0, 0));
-                    PerftestOutput.bwRow(out, theirs, w == null ? Double.NaN : w.cpuPercent());
-                    point(theirs);
-                }
-            } else if (send && test.bw) {
-                java.util.function.BooleanSupplier clientDone = () -> {
-                    try {
-                        return oob.peerWaiting();
-                    } catch (IOException e) {
-                        return true; // the exchange is gone: so is the client
-                    }
-                };
-                PerftestOob.Report mine;
-                if (bidirectional) {
-                    // both sides send and receive (perftest's run_iter_bi): the server once the client's
-                    // first message came; a duration server receives until the client is done
-                    mine = w != null ? run.bwClientTimed(s, w, gbits, client ? null : clientDone)
-                        : run.bwClient(s, gbits, true, !client);
-                } else if (w != null) {
-                    mine = client ? run.bwClientTimed(s, w, gbits, null) : run.sendBwServerTimed(s, w, gbits, clientDone);
-                } else {
-                    mine = client ? run.bwClient(s, gbits, false, false) : run.sendBwServer(s, gbits, clientDone);
-                }
-                if (bidirectional && duration == null) {
-                    // each prints the sum of both sides' sends; in a duration run each counted its
-                    // messages both ways already and prints its own, as perftest
-                    mine = mine.plus(oob.reports(mine));
-                }
-                oob.handshake(run.mine[0]);
-                PerftestOutput.bwRow(out, mine, w == null ? Double.NaN : w.cpuPercent());
-                point(mine);
-                if (!client && run.lost > 0) {
-                    out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
-                        + " or a full socket buffer: UD does not retransmit)%n", mine.iters(), mine.iters() + run.lost, run.lost);
-                }
-            } else {
-                latency(oob, run, client, s, out);
-            }
-            if (check) {
-                long bytes = run.verify(s, client, bidirectional);
-                if (bytes > 0) {
-                    out.printf(" data check: %d bytes as the peer sent them%n", bytes);
-                }
-            }
-            out.flush();
-        }
-        if (test.bw && (!send || sizes.size() > 1)) {
-            // perftest's closing exchange; a SEND run's is the one after its run, but -a ends with one more
-            oob.handshake(run.mine[0]);
-        }
-        if (client || test.bw || test.verb != PerftestTest.Verb.READ) {
-            out.println(PerftestOutput.LINE); // a READ latency server printed no table: the line is there already
-        }
-        out.flush();
-    }
-
-    /**
-     * One latency run of {@code size}, its row printed: {@code -n} iterations or, with -D,
-     * perftest's duration mode; the READ server only waits in the exchange meanwhile.
-     */
-    private void latency(PerftestOob oob, PerftestRun run, boolean client, int size, PrintWriter out) throws IOException {
-        boolean read = test.verb == PerftestTest.Verb.READ;
-        if (read && !client) {
-            oob.handshake(run.mine[0]); // blocks until the client is done
-            return;
-        }
-        PerftestWindow w = duration == null ? null : PerftestWindow.ofSeconds(duration, cpuUtil);
-        long[] posted = switch (test.verb) {
-            case READ -> run.readLat(size, w);
-            case WRITE -> run.writeLat(size, client, w);
-            default -> run.sendLat(size, client, w);
-        };
-        if (test.verb != PerftestTest.Verb.WRITE) {
-            oob.handshake(run.mine[0]); // READ and SEND close with one more exchange
-        }
-        if (w != null) {
-            PerftestOutput.latDurationRow(out, size, w.counted(), w.measuredNanos(), read ? 1 : 2, w.cpuPercent());
-            return;
-        }
-        PerftestOutput.Latency l = PerftestOutput.latency(posted, run.p.iters(), !read);
-        PerftestOutput.latRow(out, size, run.p.iters(), l);
-        points.add(new PerftestPlot.Point(size, run.p.iters(), 0, 0, 0, l));
-    }
-
-    /** Whether this side posts receives before each run: a SEND test's receiving sides (both with -b). */
-    private boolean receives(boolean client) {
-        return test.verb == PerftestTest.Verb.SEND && (!client || !test.bw || bidirectional);
     }
 
     /** {@code jrxe perftest}: the tests as subcommands. */

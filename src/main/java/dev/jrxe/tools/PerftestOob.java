@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
  * connection to that port ({@link PerftestCmChannel}), on which both sides exchange messages of
  * equal size in lock step, the client writing first and the server reading first
  * (../shared/reference/cm-and-perftest.md §4.1-4.6): the versions, cycle buffer, cache line and
- * MTU, then the QP records ("handshakes": text over TCP, perftest's struct over rdma_cm), then
- * the bandwidth report.
+ * MTU, then the QP records ("handshakes": text over TCP, perftest's struct over rdma_cm), the
+ * bandwidth report, and the closing handshake with its "done".
  */
 final class PerftestOob implements Closeable {
     /** What carries the messages: each written whole, each read whole. */
@@ -80,6 +80,8 @@ final class PerftestOob implements Closeable {
     static final String VERSION = "6.06";
     static final int VERSION_BYTES = 16;
     static final int STEP_TIMEOUT_MILLIS = 60_000;
+    /** What each side writes after the closing handshake over TCP, and nobody reads (perftest's ctx_close_connection). */
+    static final byte[] DONE = "done\0".getBytes(StandardCharsets.US_ASCII);
 
     private final Channel channel;
     private final boolean client;
@@ -219,8 +221,22 @@ final class PerftestOob implements Closeable {
             : PerftestRecord.decodeCm(exchange(mine.encodeCm(cmGidIndex)));
     }
 
+    /**
+     * perftest's ctx_close_connection: one more handshake, then over TCP "done" and its NUL, which
+     * the peer does not read (over rdma_cm, the handshake alone).
+     */
+    void closeConnection(PerftestRecord mine) throws IOException {
+        handshake(mine);
+        if (cmGidIndex < 0) {
+            channel.write(DONE);
+        }
+    }
+
     /** The bandwidth report: size, iterations (u64), peak, average and message rate (doubles), big-endian, one at a time. */
     record Report(long size, long iters, double bwPeak, double bwAvg, double msgRate) {
+        /** What a side that measured nothing sends: a non-duplex WRITE, READ or atomic server (its client ignores it). */
+        static final Report NONE = new Report(0, 0, 0, 0, 0);
+
         /** This side's report with the peer's rates added: what perftest prints for -b (print_full_bw_report). */
         Report plus(Report peer) {
             return new Report(size, iters, bwPeak + peer.bwPeak, bwAvg + peer.bwAvg, msgRate + peer.msgRate);

@@ -350,14 +350,60 @@ class PerftestCommandTest {
         assertThat(now[0] + now[1]).isPositive();
     }
 
-    @Test
-    void shouldSweepEverySizeWithAll() throws Exception {
-        List<List<String>> out = PerftestPair.run("ib_write_bw", "-a", "-n", "5", "--check");
-        List<String> rows = out.get(1).stream().filter(l -> l.matches(" \\d+ +5 .*")).toList();
-        assertThat(rows).hasSize(23);
+    private static List<String> rows(List<String> side) {
+        return side.stream().filter(l -> l.matches(" \\d+ +\\d+ .*")).toList();
+    }
+
+    private static List<String> dataChecks(List<String> side) {
+        return side.stream().filter(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them")).toList();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "SEND_BW", "WRITE_LAT", "READ_LAT", "SEND_LAT"})
+    void shouldSweepEverySizeWithAllBetweenTwoProcessesWithEveryByteChecked(PerftestTest test) throws Exception {
+        List<List<String>> out = PerftestPair.run("perftest " + test.command, "-a", "-n", "4", "--check");
+        List<String> server = out.get(0);
+        List<String> client = out.get(1);
+        List<String> rows = rows(client);
+        assertThat(rows).as("%s", client).hasSize(23);
         assertThat(rows.get(0)).startsWith(" 2 ");
         assertThat(rows.get(22)).startsWith(" 8388608 ");
-        assertThat(out.get(0).stream().filter(l -> l.startsWith(" data check: "))).hasSize(23);
+        boolean rdmaBw = test.bw && test.verb != PerftestTest.Verb.SEND;
+        if (rdmaBw) {
+            // perftest's server waits out the client's sweep in one exchange and prints its last report
+            assertThat(rows(server)).as("%s", server).containsExactly(rows.get(22));
+        } else {
+            assertThat(rows(server)).as("%s", server).hasSize(test == PerftestTest.READ_LAT ? 0 : 23);
+        }
+        // what landed was checked: after every size where the exchange allows, else after the last
+        switch (test) {
+            case WRITE_BW -> assertThat(dataChecks(server)).as("%s", server).containsExactly(" data check: 8388608 bytes as the peer sent them");
+            case READ_BW, READ_LAT -> assertThat(dataChecks(client)).as("%s", client).hasSize(23);
+            case SEND_BW -> assertThat(dataChecks(server)).as("%s", server).hasSize(23);
+            case SEND_LAT -> out.forEach(side -> assertThat(dataChecks(side)).as("%s", side).hasSize(23));
+            case WRITE_LAT -> out.forEach(side -> assertThat(dataChecks(side)).as("%s", side)
+                .containsExactly(" data check: 8388607 bytes as the peer sent them"));
+            default -> throw new AssertionError(test);
+        }
+    }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"-a", "-D"})
+    void shouldRunWriteBandwidthBothWaysWithAllOrForADuration(String mode) throws Exception {
+        List<List<String>> out = mode.equals("-a") ? PerftestPair.run("ib_write_bw", "-b", "-a", "-n", "4", "--check")
+            : PerftestPair.run("ib_write_bw", "-b", "-D", "1", "-s", "4096", "--check");
+        // both print the sum of the two reports, row for row (each with its own iterations: perftest's print_full_bw_report)
+        List<String> server = rows(out.get(0));
+        List<String> client = rows(out.get(1));
+        assertThat(server).as("%s", out).hasSize(mode.equals("-a") ? 23 : 1).hasSameSizeAs(client);
+        for (int i = 0; i < server.size(); i++) {
+            String[] s = server.get(i).trim().split("\\s+");
+            String[] c = client.get(i).trim().split("\\s+");
+            assertThat(List.of(s[0], s[2], s[3], s[4])).as("size, peak, average, rate").isEqualTo(List.of(c[0], c[2], c[3], c[4]));
+        }
+        for (List<String> side : out) {
+            assertThat(dataChecks(side)).as("%s", side).hasSize(mode.equals("-a") ? 23 : 1);
+        }
     }
 
     @Test
@@ -426,6 +472,7 @@ class PerftestCommandTest {
         cl.setErr(new PrintWriter(err, true));
         assertThat(Main.execute(cl, "perftest", "read-bw", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_atomic_bw", "-s", "16")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_atomic_bw", "-a")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "XRC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
@@ -436,7 +483,7 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "-R", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-R", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).contains("UC has no RDMA_Read", "8 bytes", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "Message size cannot be changed for Atomic tests", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
             "which -D does not keep", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
             "-b with SEND runs over RC", "Bidirectional is only available in BW test", "UC is not supported in librdmacm",
             "-R with UD");
