@@ -265,14 +265,7 @@ final class PerftestCommand implements Callable<Integer> {
             PerftestOob.Settled s = dontXchgVersions ? new PerftestOob.Settled(PerftestOob.VERSION, CYCLE_BUFFER, CACHE_LINE, wanted)
                 : oob.settle(CYCLE_BUFFER, CACHE_LINE, wanted);
             if (ud) {
-                // a UD message fits one packet: perftest cuts the size to the MTU (and -a stops there)
-                int mtuBytes = Mtu.bytes(s.mtu());
-                if (!all && sizes.get(0) > mtuBytes) {
-                    out.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", mtuBytes);
-                    sizes = List.of(mtuBytes);
-                } else {
-                    sizes = sizes.stream().filter(x -> x <= mtuBytes).toList();
-                }
+                sizes = udSizes(sizes, Mtu.bytes(wanted), Mtu.bytes(s.mtu()));
                 maxSize = sizes.get(sizes.size() - 1);
             }
             PerftestRun.Params p = params(test, maxSize, n, tx, rx, mod, ud, uc, cas, s.mtu(), s.cycleBuffer(), s.cacheLine());
@@ -388,6 +381,33 @@ final class PerftestCommand implements Callable<Integer> {
             out.println(" chart: " + svg);
         }
         out.flush();
+    }
+
+    /**
+     * A UD message fits one packet, as perftest 4.5's check_link (before the exchange) and
+     * check_mtu (once the MTU is settled) cut it: above the port's MTU the size becomes that MTU,
+     * which -a says on stderr; above the settled MTU, -a and the default size say so and take it,
+     * and a size given with -s fails. -a runs the sizes up to the MTU.
+     */
+    private List<Integer> udSizes(List<Integer> sizes, int portMtu, int settledMtu) throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        int largest = all ? MAX_ALL_SIZE : sizes.get(0);
+        if (largest > portMtu) {
+            if (all) {
+                err.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", portMtu);
+            }
+            largest = portMtu;
+        }
+        if (largest > settledMtu) {
+            if (!all && size != null) {
+                throw new IOException("Max message size in UD cannot be greater than MTU (" + settledMtu + ")");
+            }
+            err.printf(" Max msg size in UD is MTU %d%n Changing to this MTU%n", settledMtu);
+            largest = settledMtu;
+        }
+        err.flush();
+        int max = largest;
+        return all ? sizes.stream().filter(x -> x <= max).toList() : List.of(max);
     }
 
     private List<Integer> sizes() {

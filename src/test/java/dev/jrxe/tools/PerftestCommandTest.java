@@ -269,9 +269,8 @@ class PerftestCommandTest {
         List<String> client = out.get(1);
         assertThat(client).anyMatch(l -> l.startsWith(" Connection type : UD"));
         String size = test.bw ? "4096" : Integer.toString(test.defaultSize);
-        if (test.bw) {
-            assertThat(client).contains(" Max msg size in UD is MTU 4096");
-        }
+        // perftest's check_link cuts a size above the port's MTU without a word (only -a says it, on stderr)
+        assertThat(client).noneMatch(l -> l.contains("Max msg size"));
         assertThat(client).as("%s", client).anyMatch(l -> l.startsWith(" " + size + " ") && l.contains(" 300 "));
         List<String> landed = test.bw ? out.get(0) : client;
         assertThat(landed).as("%s", landed).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * jrxe's perftest against perftest 4.5's exchange sequence, message for message: the other side is
  * a {@link PerftestPeer} whose script is the main of the test's perftest binary
  * (linux-rdma/perftest v4.5-0.17, src/write_bw.c, read_bw.c, atomic_bw.c, send_bw.c, write_lat.c,
- * read_lat.c, send_lat.c; the line numbers below are theirs), in both roles, with -a, -b and -D.
+ * read_lat.c, send_lat.c; the line numbers below are theirs), in both roles, with -a, -b and -D,
+ * and the UD size rule of check_link and check_mtu.
  */
 class PerftestSequenceTest {
     private static final String SERVER = PingpongHarness.SERVER_IP;
@@ -314,5 +315,26 @@ class PerftestSequenceTest {
     void shouldExchangeAroundADurationRunAsPerftest(boolean peerIsClient) throws Exception {
         Jrxe jrxe = against(script(PerftestTest.WRITE_BW, peerIsClient, false, false, 1), 0, "-D", "1");
         assertThat(jrxe.rows()).as("%s", jrxe.out()).hasSize(1);
+    }
+
+    @Test
+    void shouldCutUdSizesToTheMtuOnStderrAsCheckLinkAndCheckMtuDo() throws Exception {
+        // the peer's MTU (1024) is below jrxe's port's (4096): -a says both on stderr and runs 2 .. 1024
+        Script s = new Script(PerftestTest.SEND_BW, false, all(1024), true, false, null, 3, true);
+        Jrxe jrxe = against(s, 0, "-a", "-c", "UD");
+        assertThat(jrxe.err().toString().lines()).as("stderr").containsSubsequence(
+            " Max msg size in UD is MTU 4096", " Changing to this MTU", " Max msg size in UD is MTU 1024", " Changing to this MTU");
+        assertThat(jrxe.out().toString()).doesNotContain("Max msg size");
+        assertThat(jrxe.rows()).as("%s", jrxe.out()).hasSize(10);
+        assertThat(jrxe.rows().get(9)).startsWith(" 1024 ");
+    }
+
+    @Test
+    void shouldFailAUdSizeGivenAboveTheSettledMtuAsCheckMtuDoes() throws Exception {
+        // -s 2048 fits jrxe's port (4096) but not the peer's 1024: perftest fails after the MTU exchange
+        Script s = new Script(PerftestTest.SEND_BW, false, List.of(), false, false, null, 3, true);
+        Jrxe jrxe = against(s, Main.EXIT_FAILURE, "-c", "UD", "-s", "2048");
+        assertThat(jrxe.err().toString()).contains("Max message size in UD cannot be greater than MTU");
+        assertThat(jrxe.out().toString()).doesNotContain("Max msg size");
     }
 }
