@@ -38,6 +38,8 @@ final class PerftestCommand implements Callable<Integer> {
     static final int MAX_ALL_SIZE = 1 << 23;
     static final int CYCLE_BUFFER = 4096;
     static final int CACHE_LINE = 64;
+    /** perftest's UC_MAX_RX: the most receives per QP it posts over UC and UD. */
+    static final int UC_MAX_RX = 16000;
 
     private final PerftestTest test;
 
@@ -75,7 +77,7 @@ final class PerftestCommand implements Callable<Integer> {
     Integer txDepth;
 
     @Option(converter = Converters.Positive.class, names = {"-r", "--rx-depth"},
-        description = "rx queue size, SEND tests (default 512)")
+        description = "rx queue size, SEND tests (default 512; at most -n, and -n up to 16000 over UC and UD)")
     Integer rxDepth;
 
     @Option(converter = Converters.MtuBytes.class, names = {"-m", "--mtu"},
@@ -95,7 +97,8 @@ final class PerftestCommand implements Callable<Integer> {
     String connection;
 
     @Option(converter = Converters.Positive.class, names = {"-Q", "--cq-mod"},
-        description = "generate a completion every <n> requests, BW tests (default 100; 1 above 8 KiB)")
+        description = "generate a completion every <n> requests, BW tests (default 100; 1 above 8 KiB but with -a or UD; "
+            + "the list's size with -l)")
     Integer cqMod;
 
     @Option(converter = Converters.Positive.class, names = {"-l", "--post_list"}, defaultValue = "1",
@@ -157,7 +160,7 @@ final class PerftestCommand implements Callable<Integer> {
         + "QPs: the exchange on an rdma_cm connection to the -p port, the QPs connected from the records")
     boolean comRdmaCm;
 
-    @Option(names = "--cpu_util", description = "show the CPUs' user time over the measured seconds (/proc/stat, all CPUs; with -D)")
+    @Option(names = "--cpu_util", description = "show the CPUs' user time over the measured seconds (/proc/stat, all CPUs; with -D only)")
     boolean cpuUtil;
 
     @Option(names = "--engines", paramLabel = "K", defaultValue = "1",
@@ -202,27 +205,44 @@ final class PerftestCommand implements Callable<Integer> {
             "Message size cannot be changed for Atomic tests: they move 8 bytes (no -s, no -a)");
         List<Integer> sizes = sizes();
         int n = iters != null ? iters : test.defaultIters;
-        int tx = Math.min(txDepth != null ? txDepth : test.defaultTxDepth, n);
+        int tx = txDepth != null ? txDepth : test.defaultTxDepth;
         int rx = rxDepth != null ? rxDepth : test.defaultRxDepth;
-        if (test.verb == PerftestTest.Verb.SEND) {
-            rx = Math.min(rx, n);
-            if (!all) {
-                rx += rx % 2; // perftest rounds it up to even, but not for -a (a receive left over would take the next size)
+        boolean send = test.verb == PerftestTest.Verb.SEND;
+        if (duration == null) {
+            // perftest's force_dependecies, in iteration mode: the depths fit -n; over UC and UD the
+            // default receive depth becomes -n (at most UC_MAX_RX)
+            tx = Math.min(tx, n);
+            rx = send ? Math.min(rx, n) : rx;
+            rx = send && (uc || ud) && rx == test.defaultRxDepth ? Math.min(n, UC_MAX_RX) : rx;
+        }
+        if (send && !all) {
+            rx += rx % 2; // perftest rounds it up to even, but not for -a (a receive left over would take the next size)
+        }
+        // what perftest's force_dependecies says on stdout, each after a result line
+        List<String> notices = new ArrayList<>();
+        int mod = cqMod != null ? cqMod : (test.bw ? 100 : 1);
+        if (!all && !ud && sizes.get(0) > 8192) {
+            if (cqMod == null) {
+                mod = 1;
+            } else if (cqMod > 1) {
+                notices.add("Warning: Large message requested and CQ moderation enabled\n"
+                    + "Warning: It can lead to inaccurate results");
             }
         }
-        int mod = cqMod != null ? cqMod : (test.bw ? 100 : 1);
-        if (cqMod == null && !all && sizes.get(0) > 8192) {
-            mod = 1;
-        }
         mod = Math.min(mod, tx);
+        Converters.require(spec, postList == 1 || test.bw, "Post list is supported in BW tests only");
         if (postList > 1) {
-            // a completion per list (its last request), as perftest: any other moderation can leave
+            // a completion per list at least (its last request): any other moderation could leave
             // the tx depth full of unsignaled requests with the next signaled one not yet posted
-            mod = postList;
+            Converters.require(spec, duration != null || n % postList == 0,
+                "Number of iterations must be a multiple of post list size");
+            if (cqMod == null) {
+                mod = postList;
+                notices.add("Post List requested - CQ moderation will be the size of the post list");
+            }
+            Converters.require(spec, postList % mod == 0, "Post list size must be a multiple of CQ moderation");
         }
-        Converters.require(spec, postList == 1 || test.bw, "a post list (-l) is for BW tests");
         Converters.require(spec, engines >= 1 && engines <= 16, "--engines is 1 to 16, not " + engines);
-        Converters.require(spec, !cpuUtil || duration != null, "--cpu_util is valid only in duration mode (-D)");
         Converters.require(spec, !bidirectional || test.bw, "Bidirectional is only available in BW test");
         Converters.require(spec, !bidirectional || test.verb != PerftestTest.Verb.SEND || type.equals("RC"),
             "-b with SEND runs over RC in jrxe (over UC and UD a message that finds no receive is lost, and each side"
@@ -237,6 +257,16 @@ final class PerftestCommand implements Callable<Integer> {
         Converters.require(spec, !rdmaCm || !uc, "UC is not supported in librdmacm");
         Converters.require(spec, !rdmaCm || !ud, "-R with UD: jrxe's perftest connects RC QPs with rdma_cm only");
 
+        boolean cpu = cpuUtil && duration != null;
+        for (String notice : notices) {
+            out.println(PerftestOutput.LINE);
+            out.println(notice);
+        }
+        if (cpuUtil && !cpu) {
+            out.println(PerftestOutput.LINE); // perftest goes on without it
+            spec.commandLine().getErr().println(" CPU Utilization works only with Duration mode.");
+        }
+
         String local = ip;
         if (client && InetAddress.getByName(server).getHostAddress().equals(ip)) {
             byte[] a = InetAddress.getByName(ip).getAddress();
@@ -250,10 +280,11 @@ final class PerftestCommand implements Callable<Integer> {
         }
         DeviceConfig cfg = DeviceConfig.of(ibDev, local).udpPort(udpPort).engines(engines);
         int firstSize = sizes.get(0);
+        int txFinal = tx;
         int rxFinal = rx;
         int modFinal = mod;
         // the warm-up runs with this side's own settings: the peer's are known after the exchange
-        java.util.function.Consumer<Device> warmUp = d -> warmUp(d, params(test, firstSize, n, tx, rxFinal, modFinal, ud,
+        java.util.function.Consumer<Device> warmUp = d -> warmUp(d, params(test, firstSize, n, txFinal, rxFinal, modFinal, ud,
             uc, cas, mtu != null ? Mtu.fromBytes(mtu) : d.activeMtu(), CYCLE_BUFFER, CACHE_LINE));
         try (Device dev = Device.open(cfg); PerftestOob oob = exchange(dev, client, warmUp)) {
             if (duration != null) {
@@ -275,9 +306,9 @@ final class PerftestCommand implements Callable<Integer> {
                     run.fillSources(client, bidirectional);
                 }
                 PerftestOutput.header(out, new PerftestOutput.Info(test, !client, ibDev, qps, ud ? "UD" : uc ? "UC" : "RC", tx, rx, mod,
-                    s.mtu(), gidIndex, run.outReads, cas, bidirectional, rdmaCm, rdmaCm || comRdmaCm));
+                    s.mtu(), gidIndex, run.outReads, cas, bidirectional, rdmaCm, rdmaCm || comRdmaCm, postList));
                 PerftestSequence seq = new PerftestSequence(new PerftestSequence.Plan(test, client, sizes, all,
-                    bidirectional, duration, gbits, cpuUtil, check), oob, run, out);
+                    bidirectional, duration, gbits, cpu, check), oob, run, out, spec.commandLine().getErr());
                 PerftestRecord[] remote = seq.before();
                 for (int i = 0; i < qps; i++) {
                     PerftestOutput.address(out, "local", run.mine[i], test);

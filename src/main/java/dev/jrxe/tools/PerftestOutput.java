@@ -16,11 +16,11 @@ final class PerftestOutput {
 
     /**
      * What the header block shows; {@code rdmaCm}: the QPs connected by rdma_cm (-R),
-     * {@code rdmaCmExchange}: the exchange over rdma_cm (-R or -z).
+     * {@code rdmaCmExchange}: the exchange over rdma_cm (-R or -z), {@code postList}: -l.
      */
     record Info(PerftestTest test, boolean server, String device, int qps, String connection, int txDepth,
                 int rxDepth, int cqMod, int mtu, int gidIndex, int outReads, boolean cmpAndSwap, boolean duplex,
-                boolean rdmaCm, boolean rdmaCmExchange) {
+                boolean rdmaCm, boolean rdmaCmExchange, int postList) {
     }
 
     static void waitingBox(PrintWriter o) {
@@ -32,7 +32,7 @@ final class PerftestOutput {
 
     static void header(PrintWriter o, Info i) {
         o.println(LINE);
-        o.println("                    " + i.test().title(i.cmpAndSwap(), i.duplex()));
+        o.println("                    " + i.test().title(i.cmpAndSwap(), i.duplex(), i.postList() > 1));
         o.printf(" Dual-port       : OFF\t\tDevice         : %s%n", i.device());
         o.printf(" Number of qps   : %d\t\tTransport type : IB%n", i.qps());
         o.printf(" Connection type : %s\t\tUsing SRQ      : OFF%n", i.connection());
@@ -41,6 +41,9 @@ final class PerftestOutput {
         // perftest: TX depth on a client or with -b, RX depth (SEND) on a server or with -b
         if (!i.server() || i.duplex()) {
             o.printf(" TX depth        : %d%n", i.txDepth());
+        }
+        if (i.postList() > 1) {
+            o.printf(" Post List       : %d%n", i.postList());
         }
         if (i.test().verb == PerftestTest.Verb.SEND && (i.server() || i.duplex())) {
             o.printf(" RX depth        : %d%n", i.rxDepth());
@@ -102,13 +105,21 @@ final class PerftestOutput {
     }
 
     static void bwRow(PrintWriter o, PerftestOob.Report r) {
-        bwRow(o, r, Double.NaN);
+        bwRow(o, r, Double.NaN, false);
     }
 
-    /** A BW row; a CPU utilization that is not NaN goes in the CPU_Util column, as perftest prints it. */
-    static void bwRow(PrintWriter o, PerftestOob.Report r, double cpuUtil) {
-        o.printf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
-            r.bwAvg(), r.msgRate());
+    /**
+     * A BW row (perftest's REPORT_FMT, or in Gb/s below 0.1 its six-decimal REPORT_FMT_EXT); a CPU
+     * utilization that is not NaN goes in the CPU_Util column, as perftest prints it.
+     */
+    static void bwRow(PrintWriter o, PerftestOob.Report r, double cpuUtil, boolean gbits) {
+        if (gbits && r.bwAvg() < 0.1) {
+            o.printf(" %-7d    %d           %-7.6f            %-7.6f            %-7.6f", r.size(), r.iters(), r.bwPeak(),
+                r.bwAvg(), r.msgRate());
+        } else {
+            o.printf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(), r.bwPeak(),
+                r.bwAvg(), r.msgRate());
+        }
         endRow(o, cpuUtil);
     }
 

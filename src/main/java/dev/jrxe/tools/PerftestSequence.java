@@ -39,14 +39,16 @@ final class PerftestSequence {
     private final PerftestOob oob;
     private final PerftestRun run;
     private final PrintWriter out;
+    private final PrintWriter err;
     private final List<PerftestPlot.Point> points = new ArrayList<>();
 
-    /** {@code plan} over {@code oob} with {@code run}'s QPs, printing to {@code out}. */
-    PerftestSequence(Plan plan, PerftestOob oob, PerftestRun run, PrintWriter out) {
+    /** {@code plan} over {@code oob} with {@code run}'s QPs, printing rows to {@code out} and notes to {@code err}. */
+    PerftestSequence(Plan plan, PerftestOob oob, PerftestRun run, PrintWriter out, PrintWriter err) {
         this.plan = plan;
         this.oob = oob;
         this.run = run;
         this.out = out;
+        this.err = err;
     }
 
     /** The rows printed, for --csv and --svg. */
@@ -187,7 +189,7 @@ final class PerftestSequence {
             }
             bwRow(mine, cpu(w));
             if (!plan.client() && run.lost > 0) {
-                out.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
+                err.printf(" UD: %d of %d messages arrived; %d were dropped on the way (no receive posted in time,"
                     + " or a full socket buffer: UD does not retransmit)%n", mine.iters(), mine.iters() + run.lost, run.lost);
             }
             check(s);
@@ -258,7 +260,7 @@ final class PerftestSequence {
     }
 
     private void bwRow(PerftestOob.Report r, double cpuUtil) {
-        PerftestOutput.bwRow(out, r, cpuUtil);
+        PerftestOutput.bwRow(out, r, cpuUtil, plan.gbits());
         points.add(new PerftestPlot.Point(r.size(), r.iters(), r.bwPeak(), r.bwAvg(), r.msgRate(), null));
         out.flush();
     }

@@ -54,8 +54,14 @@ enum PerftestTest {
 
     /** perftest's title, with "Bidirectional " before "BW" for -b. */
     String title(boolean cmpAndSwap, boolean bidirectional) {
+        return title(cmpAndSwap, bidirectional, false);
+    }
+
+    /** perftest's title (ctx_print_test_info), with "Bidirectional " for -b and "Post List " for -l above 1 before "BW". */
+    String title(boolean cmpAndSwap, boolean bidirectional, boolean postList) {
         String op = verb == Verb.ATOMIC ? verb.title + " " + (cmpAndSwap ? "CMP_AND_SWAP" : "FETCH_AND_ADD") : verb.title;
-        return op + " " + (bidirectional ? "Bidirectional " : "") + (bw ? "BW " : "Latency ") + "Test";
+        return op + " " + (bidirectional ? "Bidirectional " : "") + (postList ? "Post List " : "") + (bw ? "BW " : "Latency ")
+            + "Test";
     }
 
     /** Whether the test's responder must grant outstanding READs or atomics (it advertises max_qp_rd_atom). */

@@ -74,11 +74,26 @@ class PerftestCommandTest {
         assertThat(PerftestOutput.alt(0x80, 4)).isEqualTo("0x80");
     }
 
+    @Test
+    void shouldPrintSixDecimalsBelowATenthOfAGigabitAsPerftestDoes() {
+        // print_full_bw_report: REPORT_FMT_EXT when --report_gbits and the average is below 0.1
+        StringWriter s = new StringWriter();
+        PrintWriter o = new PrintWriter(s);
+        PerftestOutput.bwRow(o, new PerftestOob.Report(8, 1000, 0.05, 0.04, 0.5), Double.NaN, true);
+        PerftestOutput.bwRow(o, new PerftestOob.Report(8, 1000, 0.05, 0.04, 0.5), Double.NaN, false);
+        PerftestOutput.bwRow(o, new PerftestOob.Report(8, 1000, 0.5, 0.1, 0.5), Double.NaN, true);
+        o.flush();
+        assertThat(s.toString().lines().toList()).containsExactly(
+            " 8          1000           0.050000            0.040000            0.500000",
+            " 8          1000             0.05               0.04   \t\t   0.500000",
+            " 8          1000             0.50               0.10   \t\t   0.500000");
+    }
+
     private static List<String> header(PerftestTest test, boolean server, boolean duplex) {
         StringWriter s = new StringWriter();
         PrintWriter o = new PrintWriter(s);
         PerftestOutput.header(o, new PerftestOutput.Info(test, server, "jrxe0", 1, "RC", 20, 20, 1, 3, 1, 1, false,
-            duplex, false, false));
+            duplex, false, false, 1));
         o.flush();
         return s.toString().lines().toList();
     }
@@ -94,6 +109,17 @@ class PerftestCommandTest {
         assertThat(header(PerftestTest.WRITE_LAT, true, false)).noneMatch(l -> l.contains("depth"));
         assertThat(header(PerftestTest.SEND_LAT, false, false)).contains(" TX depth        : 20")
             .noneMatch(l -> l.startsWith(" RX depth"));
+    }
+
+    @Test
+    void shouldNameAPostListInTheTitleAndHeaderAsPerftestDoes() {
+        StringWriter s = new StringWriter();
+        PrintWriter o = new PrintWriter(s);
+        PerftestOutput.header(o, new PerftestOutput.Info(PerftestTest.WRITE_BW, false, "jrxe0", 1, "RC", 128, 1, 16, 3, 1, 1,
+            false, true, false, false, 16));
+        o.flush();
+        assertThat(s.toString().lines().toList()).contains("                    RDMA_Write Bidirectional Post List BW Test")
+            .containsSubsequence(" TX depth        : 128", " Post List       : 16", " CQ Moderation   : 16");
     }
 
     @Test
@@ -209,9 +235,9 @@ class PerftestCommandTest {
     @Test
     void shouldPostListsOfRequestsWithOneDoorbell() throws Exception {
         // -l 64 with the default moderation (100) deadlocked: 128 in flight, the next signaled
-        // request not posted; one completion per list (as perftest) cannot
-        List<List<String>> out = PerftestPair.run("ib_write_bw", "-s", "64", "-n", "800", "-l", "64", "--check");
-        assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 64 ") && l.contains(" 800 "));
+        // request not posted; one completion per list (as perftest) cannot. -n a multiple of -l, as perftest wants
+        List<List<String>> out = PerftestPair.run("ib_write_bw", "-s", "64", "-n", "768", "-l", "64", "--check");
+        assertThat(out.get(1)).anyMatch(l -> l.startsWith(" 64 ") && l.contains(" 768 "));
         assertThat(out.get(0)).anyMatch(l -> l.startsWith(" data check: "));
     }
 
@@ -271,9 +297,22 @@ class PerftestCommandTest {
         String size = test.bw ? "4096" : Integer.toString(test.defaultSize);
         // perftest's check_link cuts a size above the port's MTU without a word (only -a says it, on stderr)
         assertThat(client).noneMatch(l -> l.contains("Max msg size"));
+        if (test.bw) {
+            // force_dependecies keeps UD's moderation above 8 KiB (the size was 64 KiB then)
+            assertThat(client).contains(" CQ Moderation   : 100");
+        }
         assertThat(client).as("%s", client).anyMatch(l -> l.startsWith(" " + size + " ") && l.contains(" 300 "));
         List<String> landed = test.bw ? out.get(0) : client;
         assertThat(landed).as("%s", landed).anyMatch(l -> l.startsWith(" data check: ") && l.endsWith("as the peer sent them"));
+    }
+
+    @Test
+    void shouldPostAsManyReceivesAsMessagesOverUcAsPerftestDoes() throws Exception {
+        // force_dependecies: over UC and UD the default receive depth (512) becomes -n, up to 16000
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-c", "UC", "-n", "1000", "-s", "4096", "--check");
+        assertThat(out.get(0)).as("%s", out.get(0)).contains(" RX depth        : 1000");
+        assertThat(rows(out.get(0))).as("%s", out.get(0)).singleElement().asString().startsWith(" 4096       1000 ");
+        assertThat(dataChecks(out.get(0))).as("%s", out.get(0)).hasSize(1);
     }
 
     @Test
@@ -329,7 +368,10 @@ class PerftestCommandTest {
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"RC", "UD"})
     void shouldRunSendBandwidthForADuration(String connection) throws Exception {
-        List<List<String>> out = PerftestPair.run("ib_send_bw", "-D", "1", "-s", "4096", "-c", connection, "--check");
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-D", "1", "-n", "10", "-s", "4096", "-c", connection, "--check");
+        // force_dependecies fits the depths to -n in iteration mode only
+        assertThat(out.get(0)).as("%s", out.get(0)).contains(" RX depth        : 512");
+        assertThat(out.get(1)).as("%s", out.get(1)).contains(" TX depth        : 128");
         for (List<String> side : out) {
             String row = side.stream().filter(l -> l.startsWith(" 4096 ")).findFirst().orElseThrow();
             assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("messages in the measured second: %s", row)
@@ -476,14 +518,16 @@ class PerftestCommandTest {
         assertThat(Main.execute(cl, "ib_send_bw", "-c", "XRC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-l", "4")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-D", "2", "--svg", "lat.svg")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(Main.execute(cl, "ib_write_bw", "--cpu_util")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "-l", "3", "-n", "100")).isEqualTo(Main.EXIT_USAGE);
+        assertThat(Main.execute(cl, "ib_write_bw", "-l", "4", "-Q", "3")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "--engines", "17")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-b", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_lat", "-b")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_write_bw", "-R", "-c", "UC")).isEqualTo(Main.EXIT_USAGE);
         assertThat(Main.execute(cl, "ib_send_bw", "-R", "-c", "UD")).isEqualTo(Main.EXIT_USAGE);
-        assertThat(err.toString()).contains("UC has no RDMA_Read", "Message size cannot be changed for Atomic tests", "UD has no RDMA_Write", "connection type XRC", "for BW tests",
-            "which -D does not keep", "--cpu_util is valid only in duration mode", "--engines is 1 to 16",
+        assertThat(err.toString()).contains("UC has no RDMA_Read", "Message size cannot be changed for Atomic tests", "UD has no RDMA_Write", "connection type XRC",
+            "Post list is supported in BW tests only", "which -D does not keep", "--engines is 1 to 16",
+            "Number of iterations must be a multiple of post list size", "Post list size must be a multiple of CQ moderation",
             "-b with SEND runs over RC", "Bidirectional is only available in BW test", "UC is not supported in librdmacm",
             "-R with UD");
     }

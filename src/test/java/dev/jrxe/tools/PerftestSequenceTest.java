@@ -318,6 +318,26 @@ class PerftestSequenceTest {
     }
 
     @Test
+    void shouldSayWhatForceDependeciesSaysAndGoOn() throws Exception {
+        // --cpu_util without -D: perftest says so on stderr and runs without it; -l: CQ moderation is the list
+        Jrxe jrxe = against(script(PerftestTest.WRITE_BW, false, false, false, null), 0, "--cpu_util", "-l", "2");
+        assertThat(jrxe.err().toString().lines()).contains(" CPU Utilization works only with Duration mode.");
+        assertThat(jrxe.lines()).containsSubsequence(PerftestOutput.LINE,
+            "Post List requested - CQ moderation will be the size of the post list", PerftestOutput.LINE,
+            "                    RDMA_Write Post List BW Test", " Post List       : 2", " CQ Moderation   : 2");
+        assertThat(jrxe.out().toString()).doesNotContain("CPU_Util");
+        assertThat(jrxe.rows()).as("%s", jrxe.out()).hasSize(1);
+    }
+
+    @Test
+    void shouldWarnOfCqModerationAboveEightKibAsForceDependeciesDoes() throws Exception {
+        Jrxe jrxe = against(script(PerftestTest.WRITE_BW, false, false, false, null), 0, "-Q", "2");
+        assertThat(jrxe.lines()).containsSubsequence(PerftestOutput.LINE,
+            "Warning: Large message requested and CQ moderation enabled", "Warning: It can lead to inaccurate results",
+            PerftestOutput.LINE, " CQ Moderation   : 2");
+    }
+
+    @Test
     void shouldCutUdSizesToTheMtuOnStderrAsCheckLinkAndCheckMtuDo() throws Exception {
         // the peer's MTU (1024) is below jrxe's port's (4096): -a says both on stderr and runs 2 .. 1024
         Script s = new Script(PerftestTest.SEND_BW, false, all(1024), true, false, null, 3, true);
