@@ -192,10 +192,12 @@ final class PerftestRun implements AutoCloseable {
 
     /**
      * After how many requests the addresses start over: the cycle buffer's worth when a message
-     * fits in it twice, else every request at the same address.
+     * fits in it twice, else every request at the same address. Over UD always the same address,
+     * on both sides: a UD receive takes the GRH before the message, so receives a message apart
+     * (perftest's) would overlap, and the data check could not tell which message it finds.
      */
     long wrap(int size) {
-        return size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step(size)) : 1;
+        return !p.ud() && size <= p.cycleBuffer() / 2 ? Math.max(1, p.cycleBuffer() / step(size)) : 1;
     }
 
     private RcConnect connector() {
@@ -253,10 +255,10 @@ final class PerftestRun implements AutoCloseable {
      * Posts the next receive of QP {@code q} into its slot of the second half, through {@code r}
      * (a thread's own). A BW test's receives step through the slot as the sender's messages do
      * (perftest's increase_loc_addr in ctx_set_recv_wqes and run_iter_bw_server), so message k
-     * lands where it was sent from; UD's, and a latency test's, all take the slot's start.
+     * lands where it was sent from; UD's ({@link #wrap}), and a latency test's, all take the slot's start.
      */
     private void postRecv(RecvWr r, int q, int size) {
-        long at = p.test().bw && !p.ud() ? recvPosted[q] % wrap(size) * step(size) : 0;
+        long at = p.test().bw ? recvPosted[q] % wrap(size) * step(size) : 0;
         recvPosted[q]++;
         r.wrId = q;
         r.sge(buf.address() + (qps.length + q) * slot + at, Math.max(size, 1) + (p.ud() ? UD_GRH : 0), mr.lkey());
@@ -336,8 +338,8 @@ final class PerftestRun implements AutoCloseable {
                 checked += wrap * 8;
                 continue;
             }
-            // SEND: what the receives of this run took, each where its message was sent from (UD: the last, at the start)
-            long segments = !t.bw || p.ud() ? 1 : Math.min(t.verb == PerftestTest.Verb.SEND ? recvDone[q] : p.iters(), wrap);
+            // SEND: what the receives of this run took, each where its message was sent from
+            long segments = !t.bw ? 1 : Math.min(t.verb == PerftestTest.Verb.SEND ? recvDone[q] : p.iters(), wrap);
             for (long k = 0; k < segments; k++) {
                 long at = k * step;
                 // write latency: the last byte is the iteration counter, checked below

@@ -316,6 +316,13 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldCheckEveryByteOfSmallUdMessages() throws Exception {
+        // below half the cycle buffer the sender steps through its buffer: a UD receive must still find what it checks
+        List<List<String>> out = PerftestPair.run("ib_send_bw", "-c", "UD", "-s", "64", "-n", "300", "--check");
+        assertThat(dataChecks(out.get(0))).as("%s", out.get(0)).containsExactly(" data check: 64 bytes as the peer sent them");
+    }
+
+    @Test
     void shouldEndAUdSendRunThatLostMessagesAndCountThem() throws Exception {
         // two receives posted at a time against a client that never waits: UD drops what finds none,
         // and the server must neither wait for them for ever nor miscount
