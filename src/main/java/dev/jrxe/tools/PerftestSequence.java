@@ -24,11 +24,6 @@ final class PerftestSequence {
      */
     record Plan(PerftestTest test, boolean client, List<Integer> sizes, boolean all, boolean duplex, Integer duration,
                 boolean gbits, boolean cpuUtil, boolean check) {
-        /** Whether this side posts receives before each run: a SEND test's receiving sides (both with -b). */
-        boolean receives() {
-            return test.verb == PerftestTest.Verb.SEND && (!client || !test.bw || duplex);
-        }
-
         /** A duration run's clock, or null in iteration mode. */
         PerftestWindow window() {
             return duration == null ? null : PerftestWindow.ofSeconds(duration, cpuUtil);
@@ -164,8 +159,8 @@ final class PerftestSequence {
             }
         };
         for (int s : plan.sizes()) {
-            if (plan.receives()) {
-                run.postReceives(s);
+            if (!plan.client() || plan.duplex()) {
+                run.postReceives(s); // the receiving sides
             }
             handshake();
             PerftestWindow w = plan.window();
@@ -203,8 +198,7 @@ final class PerftestSequence {
 
     /** write_lat: every size's run and row, the server writing first in each; no exchange after the records. */
     private void writeLat() throws IOException {
-        List<Integer> sizes = plan.sizes();
-        for (int s : sizes) {
+        for (int s : plan.sizes()) {
             PerftestWindow w = plan.window();
             long[] posted = run.writeLat(s, plan.client(), w);
             latencyRow(s, posted, w);

@@ -39,7 +39,7 @@ class PerftestSequenceTest {
             int rx = test.verb == PerftestTest.Verb.SEND ? Math.min(test.defaultRxDepth, ITERS) : 1;
             int mod = Math.min(test.bw ? 100 : 1, tx);
             return new PerftestRun.Params(test, sizes.get(sizes.size() - 1), ITERS, tx, rx, mod, 1, false, settledMtu, 1,
-                false, 14, PerftestCommand.CYCLE_BUFFER, PerftestCommand.CACHE_LINE, 1, ud);
+                false, 14, 4096, 64, 1, ud);
         }
     }
 
@@ -52,7 +52,7 @@ class PerftestSequenceTest {
             cl.setOut(new PrintWriter(out, true));
             cl.setErr(new PrintWriter(err, true));
             CompletableFuture<Integer> exit = new CompletableFuture<>();
-            Thread.ofPlatform().name("jrxe-perftest").start(() -> {
+            Thread.ofPlatform().daemon().name("jrxe-perftest").start(() -> {
                 try {
                     exit.complete(Main.execute(cl, args.toArray(String[]::new)));
                 } catch (Throwable t) {
@@ -158,7 +158,7 @@ class PerftestSequenceTest {
             if (s.duplex()) {
                 peer.handshakeBeforeRun(); // 302 (-a), 343
             }
-            mine = bw(run, s, size, false);
+            mine = bw(run, s, size);
             if (s.duplex() && s.all()) {
                 peer.handshake(); // 314: version 6.06 >= 4.6
             }
@@ -189,7 +189,7 @@ class PerftestSequenceTest {
             if (s.duplex()) {
                 mine = run.bwClient(size, false, true, !client); // run_iter_bi
             } else if (client) {
-                mine = bw(run, s, size, false);
+                mine = bw(run, s, size);
             } else {
                 mine = s.duration() == null ? run.sendBwServer(size, false, () -> false)
                     : run.sendBwServerTimed(size, PerftestWindow.ofSeconds(s.duration(), false), false, () -> true);
@@ -246,9 +246,9 @@ class PerftestSequenceTest {
     }
 
     /** run_iter_bw of {@code size}: -n iterations or, with -D, the duration. */
-    private static PerftestOob.Report bw(PerftestRun run, Script s, int size, boolean receives) throws IOException {
+    private static PerftestOob.Report bw(PerftestRun run, Script s, int size) throws IOException {
         if (s.duration() == null) {
-            return run.bwClient(size, false, receives, false);
+            return run.bwClient(size, false, false, false);
         }
         PerftestWindow w = PerftestWindow.ofSeconds(s.duration(), false);
         w.start(System.nanoTime());
