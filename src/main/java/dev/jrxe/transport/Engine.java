@@ -411,7 +411,17 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (held) {
             HELD_BY_THIS_THREAD.set(this);
         }
+        if (held != heldByApp) {
+            heldByApp = held; // false once every owed ACK went, whoever sent them
+        }
     }
+
+    /**
+     * An application thread's last duty cycle held an ACK. When that thread stops driving (the
+     * last message of a run, say), the progress thread sends the ACK at its next look, one hold
+     * time after the application's last drive, not one {@code appActiveNanos} later.
+     */
+    private volatile boolean heldByApp;
 
     /**
      * The engine whose last duty cycle on this (application) thread held an ACK. A thread that
@@ -587,7 +597,8 @@ public final class Engine implements PacketSink, AutoCloseable {
         progressRounds++; // only this thread writes it
         housekeepIfDue();
         long t = clock.getAsLong();
-        if (t - lastAppDrive < appActiveNanos) {
+        long sinceApp = t - lastAppDrive;
+        if (sinceApp < appActiveNanos && !(heldByApp && sinceApp >= tuning.ackHoldNanos())) {
             // An application is driving the engine itself: stay out of its way.
             lastBusy = t;
             LockSupport.parkNanos(appActiveNanos);

@@ -753,7 +753,9 @@ public final class Device implements AutoCloseable {
                 sb.append(' ').append(n).append('=').append(counterView.get(n));
             }
             sb.append(" | link tx=").append(counterView.get("link_tx_packets"))
-                .append(" rx=").append(counterView.get("link_rx_packets"));
+                .append(" rx=").append(counterView.get("link_rx_packets"))
+                .append(" tx_calls=").append(counterView.get("link_tx_calls"))
+                .append(" rx_calls=").append(counterView.get("link_rx_calls"));
             for (dev.jrxe.net.DropReason r : dev.jrxe.net.DropReason.values()) {
                 long d = counterView.get("link_drop_" + r.name().toLowerCase(java.util.Locale.ROOT));
                 if (d > 0) {

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * One engine on a {@link MemoryLink}, without a progress thread: the test connects QPs to a peer
+ * One engine on a {@link MemoryLink}, without a progress thread (unless asked): the test connects QPs to a peer
  * that exists only as the packets it injects, runs duty cycles on its own thread and reads what
  * the engine sent. The receive path is the real one (RxDecoder, Engine.onPacket, RC transport).
  */
@@ -53,8 +53,13 @@ final class EngineHarness implements AutoCloseable {
 
     /** {@code clock}: the engine's time, for tests that move it themselves. */
     EngineHarness(KeyResolver resolver, java.util.function.LongSupplier clock) {
+        this(resolver, clock, false);
+    }
+
+    /** The same, with the engine's background progress thread when {@code progressThread}. */
+    EngineHarness(KeyResolver resolver, java.util.function.LongSupplier clock, boolean progressThread) {
         engine = new Engine("harness", link, resolver != null ? resolver : keys::lookup,
-            (qp, type) -> events.add(new Event(qp, type)), () -> { }, new EngineOptions(false, clock, 0));
+            (qp, type) -> events.add(new Event(qp, type)), () -> { }, new EngineOptions(progressThread, clock, 0));
         cq = ring(4096);
     }
 
@@ -106,6 +111,18 @@ final class EngineHarness implements AutoCloseable {
             QpControl.enter(qp, QpState.RTS, true);
         });
         return qp;
+    }
+
+    /** Posts a receive of 64 bytes at {@code buf} (registered as {@code r}) on {@code qp}. */
+    static void postRecv(Qp qp, MemorySegment buf, dev.jrxe.memory.Region r) {
+        RecvWqe w = qp.rq.claim();
+        w.wrId = 1;
+        w.numSge = 1;
+        w.sgeAddr[0] = buf.address();
+        w.sgeLength[0] = 64;
+        w.sgeLkey[0] = r.lkey();
+        w.length = 64;
+        qp.rq.publish();
     }
 
     /** The Q_Key of UD QPs the harness connects. */

@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -132,6 +133,58 @@ class EngineProgressTest {
             assertThat(deadline[0] - link.sentAt)
                 .as("ACK timeout counted from when the packet left (the flush took %d ms)", flushStall / 1_000_000)
                 .isGreaterThanOrEqualTo(RnrTimer.ackTimeoutNanos(qp.timeout));
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldSendAnAckHeldByAnApplicationThreadThatStoppedDrivingAtTheProgressThreadsNextLook()
+            throws Exception {
+        EngineTuning tuning = EngineTuning.fromConfiguration();
+        long hold = tuning.ackHoldNanos();
+        assertThat(tuning.appActiveNanos()).as("the case needs a hold shorter than the app's grace").isGreaterThan(2 * hold);
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
+        try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
+            int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
+            dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
+            Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
+            EngineHarness.postRecv(qp, mem, r);
+            // the clock stands still: the application's drive is always "just now" to the progress
+            // thread, which keeps out of its way, so only the application's own thread takes the SEND
+            assertThat(h.engine.driveFromApp()).isTrue();
+            awaitRounds(h.engine, 2); // a round that began before the drive would not know of it
+            dev.jrxe.wire.PacketWriter p = h.begin(dev.jrxe.wire.Opcodes.RC_SEND_ONLY, qp, 0x100);
+            p.bth().ackReq(true);
+            h.payload(16).fill((byte) 4);
+            h.inject(16);
+            while (h.cq.peek() == null) {
+                h.engine.driveFromApp();
+            }
+            awaitRounds(h.engine, 3);
+            assertThat(h.sent()).as("the ACK waits for the application's answer, inside the hold").isEmpty();
+
+            // the application never drives again (a run's last message); the hold is over but the
+            // application's grace (appActiveNanos) is not: the progress thread sends the ACK anyway.
+            // Without that it would wait out the grace, and here, on a clock that stands, forever
+            clock.addAndGet(2 * hold);
+            List<EngineHarness.Sent> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < 1000 && sent.isEmpty(); i++) {
+                awaitRounds(h.engine, 1);
+                sent.addAll(h.sent());
+            }
+            assertThat(sent).extracting(EngineHarness.Sent::opcode).containsExactly(dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE);
+            assertThat(sent.get(0).psn()).isEqualTo(0x100);
+        } finally {
+            dev.jrxe.memory.NativeMemory.unmap(mem);
+        }
+    }
+
+    /** Waits until the engine's progress thread has run {@code n} more rounds. */
+    private static void awaitRounds(Engine engine, int n) throws InterruptedException {
+        long target = engine.progressRounds() + n;
+        while (engine.progressRounds() < target) {
+            Thread.sleep(1);
         }
     }
 

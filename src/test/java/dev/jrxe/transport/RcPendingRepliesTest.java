@@ -42,17 +42,6 @@ class RcPendingRepliesTest {
         h.inject(16);
     }
 
-    private static void postRecv(Qp qp, MemorySegment buf, Region r) {
-        RecvWqe w = qp.rq.claim();
-        w.wrId = 1;
-        w.numSge = 1;
-        w.sgeAddr[0] = buf.address();
-        w.sgeLength[0] = 64;
-        w.sgeLkey[0] = r.lkey();
-        w.length = 64;
-        qp.rq.publish();
-    }
-
     /** Runs duty cycles until quiet; returns everything sent, in order. */
     private static List<EngineHarness.Sent> drain(EngineHarness h) {
         List<EngineHarness.Sent> all = new java.util.ArrayList<>();
@@ -76,7 +65,7 @@ class RcPendingRepliesTest {
         try (EngineHarness h = new EngineHarness()) {
             Region r = MemoryRegions.register(h.keys, PD, mem, ALL);
             Qp qp = h.connect(PD, ALL, 4, P, 0, MTU);
-            postRecv(qp, mem.asSlice(256 * 1024), r);
+            EngineHarness.postRecv(qp, mem.asSlice(256 * 1024), r);
             read(h, qp, P, mem.address(), r.rkey(), 256 * MTU); // 256 responses: four duty cycles
             send(h, qp, P + 256);
             List<EngineHarness.Sent> sent = drain(h);
@@ -101,7 +90,7 @@ class RcPendingRepliesTest {
         try (EngineHarness h = new EngineHarness()) {
             Region r = MemoryRegions.register(h.keys, PD, mem, ALL);
             Qp qp = h.connect(PD, ALL, 4, P, 0, MTU);
-            postRecv(qp, mem.asSlice(256 * 1024), r);
+            EngineHarness.postRecv(qp, mem.asSlice(256 * 1024), r);
             read(h, qp, P, mem.address(), r.rkey(), 256 * MTU);
             drain(h);
             send(h, qp, P + 256);
@@ -169,8 +158,8 @@ class RcPendingRepliesTest {
             Region r = MemoryRegions.register(h.keys, PD, mem, ALL);
             CompletionRing one = EngineHarness.ring(1);
             Qp qp = h.connect(PD, ALL, 4, P, 0, MTU, one);
-            postRecv(qp, mem.asSlice(0, 64), r);
-            postRecv(qp, mem.asSlice(64, 64), r);
+            EngineHarness.postRecv(qp, mem.asSlice(0, 64), r);
+            EngineHarness.postRecv(qp, mem.asSlice(64, 64), r);
             send(h, qp, P);
             send(h, qp, P + 1); // its receive completion finds the CQ full: the QP fails
             List<EngineHarness.Sent> sent = drain(h);
