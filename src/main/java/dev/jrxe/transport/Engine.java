@@ -418,8 +418,9 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /**
      * An application thread's last duty cycle held an ACK. When that thread stops driving (the
-     * last message of a run, say), the progress thread sends the ACK at its next look, one hold
-     * time after the application's last drive, not one {@code appActiveNanos} later.
+     * last message of a run, say), the progress thread sends the ACK at its first look once a
+     * hold time has passed since the application's last drive, not only once its grace
+     * ({@code appActiveNanos}) has.
      */
     private volatile boolean heldByApp;
 
