@@ -215,7 +215,12 @@ public final class Configuration {
         return Boolean.getBoolean(DUMP_COUNTERS_PROP);
     }
 
-    /** Idle rounds the background thread spins before it sleeps in the kernel. */
+    /**
+     * Idle rounds the background thread makes, each yielding the CPU to any thread that wants it,
+     * before it sleeps in the kernel. Yielding, not spinning: `rc-pingpong -e -n 5000` measured
+     * ~300 usec/iter with 64 spinning rounds (the application thread an event woke waited for a
+     * core while both peers' progress threads spun), 117 with none, 111-115 with 64 yielding ones.
+     */
     public static final String ENGINE_SPIN_ROUNDS_PROP = "jrxe.engine.spinRounds";
     public static final int ENGINE_SPIN_ROUNDS_DEFAULT = 64;
 

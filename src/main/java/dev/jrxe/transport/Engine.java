@@ -315,6 +315,20 @@ public final class Engine implements PacketSink, AutoCloseable {
         drive(true);
     }
 
+    /**
+     * An application thread stops driving the engine: it is about to block (waiting for a
+     * completion event, say). The progress thread takes over now, not once its grace for the
+     * application ({@code appActiveNanos}) has run out, so that what arrives meanwhile (the
+     * message the thread waits for) and an ACK the thread held are not left waiting for it.
+     * Another thread that still polls keeps the progress thread away again at its next poll.
+     */
+    public void appStopsDriving() {
+        lastAppDrive = clock.getAsLong() - appActiveNanos;
+        if (progressThread != null) {
+            LockSupport.unpark(progressThread);
+        }
+    }
+
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
         releaseAcksHeldElsewhere();
@@ -615,7 +629,9 @@ public final class Engine implements PacketSink, AutoCloseable {
             return idleRounds;
         }
         if (++idleRounds < spinRounds) {
-            Thread.onSpinWait();
+            // yield, not spin: on a small machine the thread an event just woke (the application
+            // waiting on a completion channel) would otherwise wait for the spinning to end
+            Thread.yield();
             return idleRounds;
         }
         if (!lock.tryLock()) {

@@ -9,7 +9,7 @@ import dev.jrxe.Configuration;
  * @param appActiveNanos  how long after an application thread last drove the engine the progress
  *                        thread stays out of its way (looking every this long whether an ACK the
  *                        application held is past its hold, when it sends it)
- * @param spinRounds      empty rounds the progress thread spins before it sleeps in poll(2)
+ * @param spinRounds      empty rounds the progress thread makes (yielding) before it sleeps in poll(2)
  * @param maxSleepNanos   the longest such a sleep lasts
  * @param pollYieldEvery  an application thread that polls an empty CQ yields every this many
  *                        empty polls (0: never)

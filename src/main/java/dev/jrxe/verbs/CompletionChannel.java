@@ -45,7 +45,11 @@ public final class CompletionChannel implements AutoCloseable {
      * @throws InterruptedException when the waiting thread is interrupted
      */
     public CompletionQueue getEvent(long timeout, TimeUnit unit) throws InterruptedException {
-        CompletionQueue cq = fired.poll(timeout, unit);
+        CompletionQueue cq = fired.poll();
+        if (cq == null) {
+            device.applicationWaits(); // this thread no longer drives the device: its progress thread does
+            cq = fired.poll(timeout, unit);
+        }
         if (cq != null) {
             cq.eventDelivered();
         }

@@ -188,6 +188,17 @@ public final class Device implements AutoCloseable {
     }
 
     /**
+     * A thread that drove the device (polled a CQ) is about to block waiting for an event: the
+     * engines' progress threads serve the device from now on, without waiting out their grace
+     * for an application that polls ({@link DeviceConfig#appActiveNanos}).
+     */
+    void applicationWaits() {
+        for (Engine e : engines) {
+            e.appStopsDriving();
+        }
+    }
+
+    /**
      * When the device next has work without a packet arriving (a retransmit or RNR timer, READ
      * responses to send, housekeeping), on its clock ({@link DeviceConfig#clock}); or
      * {@code Long.MAX_VALUE}. What a manual-progress application can sleep until.

@@ -376,7 +376,8 @@ public final class DeviceConfig {
     }
 
     /**
-     * Empty rounds the progress thread spins before it sleeps in poll(2) ({@code jrxe.engine.spinRounds}).
+     * Empty rounds the progress thread makes (each yielding the CPU) before it sleeps in poll(2)
+     * ({@code jrxe.engine.spinRounds}).
      *
      * @param rounds rounds (0 or more)
      * @return this configuration

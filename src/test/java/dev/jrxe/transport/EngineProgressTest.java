@@ -146,18 +146,9 @@ class EngineProgressTest {
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
         MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
         try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
-            int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
-            dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
-            Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
-            EngineHarness.postRecv(qp, mem, r);
             // the clock stands still: the application's drive is always "just now" to the progress
             // thread, which keeps out of its way, so only the application's own thread takes the SEND
-            assertThat(h.engine.driveFromApp()).isTrue();
-            awaitRounds(h.engine, 2); // a round that began before the drive would not know of it
-            dev.jrxe.wire.PacketWriter p = h.begin(dev.jrxe.wire.Opcodes.RC_SEND_ONLY, qp, 0x100);
-            p.bth().ackReq(true);
-            h.payload(16).fill((byte) 4);
-            h.inject(16);
+            sendToAnApplicationThatDrives(h, mem);
             while (h.cq.peek() == null) {
                 h.engine.driveFromApp();
             }
@@ -168,16 +159,62 @@ class EngineProgressTest {
             // application's grace (appActiveNanos) is not: the progress thread sends the ACK anyway.
             // Without that it would wait out the grace, and here, on a clock that stands, forever
             clock.addAndGet(2 * hold);
-            List<EngineHarness.Sent> sent = new java.util.ArrayList<>();
-            for (int i = 0; i < 1000 && sent.isEmpty(); i++) {
-                awaitRounds(h.engine, 1);
-                sent.addAll(h.sent());
-            }
+            List<EngineHarness.Sent> sent = awaitSent(h);
             assertThat(sent).extracting(EngineHarness.Sent::opcode).containsExactly(dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE);
             assertThat(sent.get(0).psn()).isEqualTo(0x100);
         } finally {
             dev.jrxe.memory.NativeMemory.unmap(mem);
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldLetTheProgressThreadTakeOverAtOnceWhenTheApplicationStopsDriving() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
+        try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
+            // the clock stands still: the application's drive stays "just now" to the progress thread
+            sendToAnApplicationThatDrives(h, mem);
+            awaitRounds(h.engine, 3);
+            assertThat(h.cq.peek()).as("the progress thread keeps out of a driving application's way").isNull();
+
+            h.engine.appStopsDriving(); // the application goes to wait for an event
+            for (int i = 0; i < 1000 && h.cq.peek() == null; i++) {
+                awaitRounds(h.engine, 1);
+            }
+            assertThat(h.cq.peek()).as("the progress thread took the SEND").isNotNull();
+            assertThat(awaitSent(h)).extracting(EngineHarness.Sent::opcode)
+                .containsExactly(dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE);
+        } finally {
+            dev.jrxe.memory.NativeMemory.unmap(mem);
+        }
+    }
+
+    /**
+     * An RC QP with a receive posted, an application drive of the engine at the clock's "now",
+     * then a SEND of 16 bytes from the peer (PSN 0x100, ACK requested) queued on the link.
+     */
+    private static void sendToAnApplicationThatDrives(EngineHarness h, MemorySegment mem) throws InterruptedException {
+        int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
+        dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
+        Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
+        EngineHarness.postRecv(qp, mem, r);
+        assertThat(h.engine.driveFromApp()).isTrue();
+        awaitRounds(h.engine, 2); // a round that began before the drive would not know of it
+        dev.jrxe.wire.PacketWriter p = h.begin(dev.jrxe.wire.Opcodes.RC_SEND_ONLY, qp, 0x100);
+        p.bth().ackReq(true);
+        h.payload(16).fill((byte) 4);
+        h.inject(16);
+    }
+
+    /** What the engine sends within its progress thread's next 1,000 rounds, from the first packet on. */
+    private static List<EngineHarness.Sent> awaitSent(EngineHarness h) throws InterruptedException {
+        List<EngineHarness.Sent> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < 1000 && sent.isEmpty(); i++) {
+            awaitRounds(h.engine, 1);
+            sent.addAll(h.sent());
+        }
+        return sent;
     }
 
     /** Waits until the engine's progress thread has run {@code n} more rounds. */

@@ -35,6 +35,40 @@ class CompletionEventsTest {
     }
 
     @Test
+    void shouldServeTheDeviceAtOnceWhenItsPollingThreadGoesToWaitForAnEvent() throws Exception {
+        // b's clock stands still: to b's progress thread, the application's last poll is always
+        // "just now", so it would stay out of the way forever unless told that the application
+        // stopped driving. Waiting for an event says so (rc_pingpong -e polls until the CQ is
+        // empty, then waits: the next message must not wait for the progress thread's grace).
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000_000L);
+        try (RcFixture f = new RcFixture(DeviceConfig.of("jrxe-a", "127.0.0.2"),
+                DeviceConfig.of("jrxe-b", "127.0.0.3").clock(clock::get), 8192)) {
+            CompletionChannel ch = f.b.createCompChannel();
+            CompletionQueue cq = f.b.createCq(16, ch, 0);
+            f.qa = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(4, 4, 1, 1, 0)));
+            f.qb = f.pdb.createQp(new QpInitAttr(QpType.RC, cq, cq, new QpCap(4, 4, 1, 1, 0)));
+            new RcConnect().pair(f.qa, 1, f.qb, 2);
+            WorkCompletion[] wc = {new WorkCompletion()};
+            RecvWr r = new RecvWr(1).sge(f.bufB.address(), 64, f.mrb.lkey());
+            SendWr s = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey());
+            s.sendFlags = SendFlags.SIGNALED;
+            for (int i = 0; i < 3; i++) {
+                f.qb.postRecv(r);
+                assertThat(cq.poll(wc)).as("b's application drives b: its CQ is empty").isZero();
+                cq.requestNotify(false);
+                f.qa.postSend(s);
+                assertThat(ch.getEvent(20, TimeUnit.SECONDS)).as("event %d", i).isSameAs(cq);
+                cq.ackEvents(1);
+                assertThat(f.pollOk(cq).byteLen).isEqualTo(64);
+                assertThat(f.pollOk(f.cqa).status).isEqualTo(dev.jrxe.ib.WcStatus.SUCCESS);
+            }
+            f.qb.close();
+            f.qb = null;
+            cq.close();
+        }
+    }
+
+    @Test
     void shouldFireASolicitedOnlyArmOnlyForSolicitedMessages() throws Exception {
         try (RcFixture f = new RcFixture(8192)) {
             CompletionChannel ch = f.b.createCompChannel();
