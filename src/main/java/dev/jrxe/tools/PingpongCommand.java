@@ -436,6 +436,10 @@ abstract class PingpongCommand implements Callable<Integer> {
 
     /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */
     void printResults(int size, long elapsedNanos) {
+        // The peer may still wait for the ACK of our last message (its last send completion),
+        // which the device holds for an answer that will not come: it leaves now, not after the
+        // progress thread's grace, so that the peer's clock does not count our printing
+        device.pausePolling();
         double usec = elapsedNanos / 1e3;
         long bytes = (long) size * iters * 2;
         out.printf("%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1e6, bytes * 8.0 / usec);

@@ -27,7 +27,8 @@ import dev.jrxe.wire.Psn;
  * <p>Only an application thread's duty cycle holds, and when that thread goes on to drive another
  * device (one thread serving two devices) it sends the held ACKs first ({@code Engine}); the
  * background thread sends owed ACKs at once, so an ACK never waits for a thread that has stopped
- * polling longer than {@code jrxe.engine.appActiveNanos}. Engine thread only.
+ * polling longer than the progress thread's look (1 to 4 ms, {@code Engine}), and not at all for
+ * one that says so ({@code Engine.appStopsDriving}). Engine thread only.
  */
 final class AckHold {
     /** The default hold and lazy times ({@code Configuration}); a device may set its own. */

@@ -117,6 +117,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.name = name;
         this.tuning = options.tuning();
         this.appActiveNanos = tuning.appActiveNanos();
+        this.lookNanos = appActiveNanos;
+        this.maxLookNanos = Math.max(appActiveNanos, MAX_LOOK_NANOS);
+        this.heldTakeoverNanos = Math.max(tuning.ackHoldNanos(), appActiveNanos / 4);
         this.spinRounds = tuning.spinRounds();
         this.maxSleepNanos = tuning.maxSleepNanos();
         this.pollYieldEvery = tuning.pollYieldEvery();
@@ -316,18 +319,36 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     /**
-     * An application thread stops driving the engine: it is about to block (waiting for a
-     * completion event, say). The progress thread takes over now, not once its grace for the
-     * application ({@code appActiveNanos}) has run out, so that what arrives meanwhile (the
-     * message the thread waits for) and an ACK the thread held are not left waiting for it.
-     * Another thread that still polls keeps the progress thread away again at its next poll.
+     * The calling application thread stops driving the engine: it is about to block (waiting for
+     * a completion event, say) or to do other work. It sends the ACKs it held first (here, without
+     * waking anyone), and when it was the last thread to drive, the progress thread takes over
+     * now rather than once its grace for the application ({@code appActiveNanos}) has run out, so
+     * that what arrives meanwhile (the message the thread waits for) is not left waiting for it.
+     * A thread that did not drive last changes nothing for the one that did (it may still poll).
      */
     public void appStopsDriving() {
+        if (HELD_BY_THIS_THREAD.get() == this) {
+            HELD_BY_THIS_THREAD.set(null); // not remove(): the next set would allocate an entry
+            if (heldByApp) {
+                releaseHeldAcks();
+            }
+        }
+        if (lastDriver != Thread.currentThread()) {
+            return;
+        }
+        lastDriver = null;
         lastAppDrive = clock.getAsLong() - appActiveNanos;
         if (progressThread != null) {
             LockSupport.unpark(progressThread);
         }
     }
+
+    /**
+     * The application thread that drove the engine last ({@link #driveFromApp}), or null once it
+     * stopped. Written on every drive, so plain: another thread may see it late, and then only
+     * hands over (or not) a poll later than it might have.
+     */
+    private Thread lastDriver;
 
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
@@ -432,9 +453,9 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /**
      * An application thread's last duty cycle held an ACK. When that thread stops driving (the
-     * last message of a run, say), the progress thread sends the ACK at its first look once a
-     * hold time has passed since the application's last drive, not only once its grace
-     * ({@code appActiveNanos}) has.
+     * last message of a run, say) without saying so ({@link #appStopsDriving}), the progress
+     * thread sends the ACK at its first look once {@link #heldTakeoverNanos} have passed since the
+     * application's last drive, not only once its grace ({@code appActiveNanos}) has.
      */
     private volatile boolean heldByApp;
 
@@ -507,6 +528,10 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     public boolean driveFromApp() {
         releaseAcksHeldElsewhere();
+        Thread me = Thread.currentThread();
+        if (lastDriver != me) {
+            lastDriver = me;
+        }
         int did = drive(true);
         // the duty cycle's clock when there was one: one clock read less per empty poll
         lastAppDrive = did >= 0 ? now : clock.getAsLong();
@@ -602,6 +627,40 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
+    /**
+     * How long the progress thread parks before it looks again whether an application still drives
+     * the engine: the application's grace ({@code appActiveNanos}) at first, doubling at each look
+     * that finds it still driving, up to {@link #MAX_LOOK_NANOS}. Each look wakes a thread that,
+     * on a machine whose cores busy-polling applications fill, preempts one of them for a few
+     * microseconds: at one look a millisecond per process, 1-2% of a ping-pong's round trips
+     * carried one, its p99 (docs/BENCHMARKS.md). An application that stops driving without saying
+     * so ({@code appStopsDriving}) is thus served at most this much later. Progress thread only.
+     */
+    private long lookNanos;
+    private final long maxLookNanos;
+    /** The longest look (4 ms): far below any ACK timeout worth using (67 ms at rxe's usual 14). */
+    static final long MAX_LOOK_NANOS = 4_000_000;
+
+    /**
+     * An application thread that holds an ACK and has not driven the engine for this long (a
+     * quarter of its grace, at least the hold time) has stopped: the progress thread sends the
+     * ACK at that look without waiting out the grace. Not the hold time itself (20 us): waking up
+     * the progress thread on this VM often takes that long, and the application it preempted had
+     * then only seemed to stop; the progress thread took the engine from it 2,000 times in 3 s of
+     * a ping-pong and sent ACKs its answers would have carried.
+     */
+    private final long heldTakeoverNanos;
+
+    /** {@link #heldTakeoverNanos}, for tests. */
+    long heldTakeoverNanos() {
+        return heldTakeoverNanos;
+    }
+
+    /** The progress thread's current look ({@link #lookNanos}), for tests. */
+    long lookNanos() {
+        return lookNanos;
+    }
+
     /** Rounds the progress thread has run (each a wake-up when the device is idle). */
     public long progressRounds() {
         return progressRounds;
@@ -613,11 +672,17 @@ public final class Engine implements PacketSink, AutoCloseable {
         housekeepIfDue();
         long t = clock.getAsLong();
         long sinceApp = t - lastAppDrive;
-        if (sinceApp < appActiveNanos && !(heldByApp && sinceApp >= tuning.ackHoldNanos())) {
-            // An application is driving the engine itself: stay out of its way.
+        if (sinceApp < appActiveNanos && !(heldByApp && sinceApp >= heldTakeoverNanos)) {
+            // An application is driving the engine itself: stay out of its way, looking less
+            // often the longer it keeps driving
             lastBusy = t;
-            LockSupport.parkNanos(appActiveNanos);
+            long look = lookNanos;
+            lookNanos = Math.min(2 * look, maxLookNanos);
+            LockSupport.parkNanos(look);
             return idleRounds;
+        }
+        if (sinceApp >= appActiveNanos) {
+            lookNanos = appActiveNanos; // (not for an ACK held by an application that still drives)
         }
         int did = drive(false);
         if (did > 0) {

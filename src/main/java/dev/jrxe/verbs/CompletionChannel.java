@@ -46,8 +46,8 @@ public final class CompletionChannel implements AutoCloseable {
      */
     public CompletionQueue getEvent(long timeout, TimeUnit unit) throws InterruptedException {
         CompletionQueue cq = fired.poll();
-        if (cq == null) {
-            device.applicationWaits(); // this thread no longer drives the device: its progress thread does
+        if (cq == null && timeout > 0) {
+            device.pausePolling(); // this thread no longer drives the device: its progress thread does
             cq = fired.poll(timeout, unit);
         }
         if (cq != null) {

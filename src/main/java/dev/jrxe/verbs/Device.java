@@ -188,11 +188,18 @@ public final class Device implements AutoCloseable {
     }
 
     /**
-     * A thread that drove the device (polled a CQ) is about to block waiting for an event: the
-     * engines' progress threads serve the device from now on, without waiting out their grace
-     * for an application that polls ({@link DeviceConfig#appActiveNanos}).
+     * The calling thread stops polling this device's CQs for a while: it is about to block, sleep
+     * or compute. A thread that polls runs the device's NIC itself, and while it does the device
+     * may hold the ACK of a message it received, to send it with the application's answer; here
+     * that ACK leaves at once, and the progress thread serves the device from now on instead of
+     * after its grace for a polling application ({@link DeviceConfig#appActiveNanos}, 1 ms by
+     * default) and its next look (up to 4 ms apart while an application keeps polling). Without
+     * the call the device serves itself all the same, that much later.
+     * Waiting on a {@link CompletionChannel}, driving another device and destroying a QP do it
+     * already; polling again resumes. A thread that was not the last to poll only sends the ACKs
+     * it held.
      */
-    void applicationWaits() {
+    public void pausePolling() {
         for (Engine e : engines) {
             e.appStopsDriving();
         }

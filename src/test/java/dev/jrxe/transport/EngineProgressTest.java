@@ -142,7 +142,8 @@ class EngineProgressTest {
             throws Exception {
         EngineTuning tuning = EngineTuning.fromConfiguration();
         long hold = tuning.ackHoldNanos();
-        assertThat(tuning.appActiveNanos()).as("the case needs a hold shorter than the app's grace").isGreaterThan(2 * hold);
+        assertThat(tuning.appActiveNanos() / 4).as("the case needs a hold shorter than a quarter of the app's grace")
+            .isGreaterThan(2 * hold);
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
         MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
         try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
@@ -155,10 +156,16 @@ class EngineProgressTest {
             awaitRounds(h.engine, 3);
             assertThat(h.sent()).as("the ACK waits for the application's answer, inside the hold").isEmpty();
 
+            // past the hold the application may only seem away (the progress thread's own wake-up
+            // preempted it): its ACK stays with it
+            clock.addAndGet(2 * hold);
+            awaitRounds(h.engine, 3);
+            assertThat(h.sent()).as("a brief absence leaves the ACK to the application").isEmpty();
+
             // the application never drives again (a run's last message); the hold is over but the
             // application's grace (appActiveNanos) is not: the progress thread sends the ACK anyway.
             // Without that it would wait out the grace, and here, on a clock that stands, forever
-            clock.addAndGet(2 * hold);
+            clock.addAndGet(h.engine.heldTakeoverNanos() - 2 * hold);
             List<EngineHarness.Sent> sent = awaitSent(h);
             assertThat(sent).extracting(EngineHarness.Sent::opcode).containsExactly(dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE);
             assertThat(sent.get(0).psn()).isEqualTo(0x100);
@@ -190,19 +197,98 @@ class EngineProgressTest {
         }
     }
 
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldChangeNothingWhenAThreadThatDidNotDriveLastStopsDriving() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
+        try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
+            sendToAnApplicationThatDrives(h, mem); // this thread drives, on a clock that stands
+            Thread other = Thread.ofPlatform().start(h.engine::appStopsDriving);
+            other.join();
+            awaitRounds(h.engine, 5);
+            assertThat(h.cq.peek()).as("the thread that drives may still poll: the progress thread keeps away").isNull();
+
+            h.engine.appStopsDriving(); // now the thread that drove
+            for (int i = 0; i < 1000 && h.cq.peek() == null; i++) {
+                awaitRounds(h.engine, 1);
+            }
+            assertThat(h.cq.peek()).as("the progress thread took the SEND").isNotNull();
+        } finally {
+            dev.jrxe.memory.NativeMemory.unmap(mem);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldSendTheAcksAThreadHeldWhenItStopsDriving() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        MemorySegment mem = dev.jrxe.memory.NativeMemory.map(64 * 1024);
+        // no progress thread: nobody but the application's thread can send the ACK
+        try (EngineHarness h = new EngineHarness(null, clock::get, false)) {
+            Qp qp = connectWithReceive(h, mem);
+            injectSend(h, qp);
+            while (h.cq.peek() == null) {
+                h.engine.driveFromApp();
+            }
+            h.engine.driveFromApp();
+            assertThat(h.sent()).as("the ACK waits for the application's answer").isEmpty();
+
+            h.engine.appStopsDriving();
+            assertThat(h.sent()).extracting(EngineHarness.Sent::opcode).containsExactly(dev.jrxe.wire.Opcodes.RC_ACKNOWLEDGE);
+        } finally {
+            dev.jrxe.memory.NativeMemory.unmap(mem);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldLookLessOftenTheLongerTheApplicationKeepsDriving() throws Exception {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        try (EngineHarness h = new EngineHarness(null, clock::get, true)) {
+            long grace = EngineTuning.fromConfiguration().appActiveNanos();
+            assertThat(grace).as("the case needs a grace below the longest look").isLessThan(Engine.MAX_LOOK_NANOS);
+            while (!h.engine.driveFromApp()) {
+                Thread.onSpinWait();
+            }
+            // on a clock that stands the application drove "just now" at every look
+            for (int i = 0; i < 1000 && h.engine.lookNanos() < Engine.MAX_LOOK_NANOS; i++) {
+                awaitRounds(h.engine, 1);
+            }
+            assertThat(h.engine.lookNanos()).isEqualTo(Engine.MAX_LOOK_NANOS);
+
+            h.engine.appStopsDriving(); // wakes the progress thread, which finds nobody driving
+            for (int i = 0; i < 1000 && h.engine.lookNanos() != grace; i++) {
+                awaitRounds(h.engine, 1);
+            }
+            assertThat(h.engine.lookNanos()).as("back to the grace once the application stopped").isEqualTo(grace);
+        }
+    }
+
     /**
      * An RC QP with a receive posted, an application drive of the engine at the clock's "now",
      * then a SEND of 16 bytes from the peer (PSN 0x100, ACK requested) queued on the link.
      */
     private static void sendToAnApplicationThatDrives(EngineHarness h, MemorySegment mem) throws InterruptedException {
-        int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
-        dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
-        Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
-        EngineHarness.postRecv(qp, mem, r);
+        Qp qp = connectWithReceive(h, mem);
         while (!h.engine.driveFromApp()) {
             Thread.onSpinWait(); // the progress thread has the engine: it serves it freely until now
         }
         awaitRounds(h.engine, 2); // a round that began before the drive would not know of it
+        injectSend(h, qp);
+    }
+
+    /** An RC QP (PSN 0x100 expected) with a receive of {@code mem} posted. */
+    private static Qp connectWithReceive(EngineHarness h, MemorySegment mem) {
+        int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
+        dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
+        Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
+        EngineHarness.postRecv(qp, mem, r);
+        return qp;
+    }
+
+    /** The peer's SEND of 16 bytes (PSN 0x100, ACK requested), queued on the link. */
+    private static void injectSend(EngineHarness h, Qp qp) {
         dev.jrxe.wire.PacketWriter p = h.begin(dev.jrxe.wire.Opcodes.RC_SEND_ONLY, qp, 0x100);
         p.bth().ackReq(true);
         h.payload(16).fill((byte) 4);
