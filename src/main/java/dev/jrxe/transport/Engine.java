@@ -330,13 +330,24 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (HELD_BY_THIS_THREAD.get() == this) {
             HELD_BY_THIS_THREAD.set(null); // not remove(): the next set would allocate an entry
             if (heldByApp) {
-                releaseHeldAcks();
+                // waiting for the engine, not leaving the ACK to whoever holds it: a polling
+                // thread's next cycle could hold it again (the caller is about to block anyway)
+                lock.lock();
+                try {
+                    if (running) {
+                        now = clock.getAsLong();
+                        sendAcks(active, false);
+                        flush();
+                    }
+                } finally {
+                    lock.unlock();
+                }
             }
         }
-        if (lastDriver != Thread.currentThread()) {
+        // only the thread that drove last hands over, and only if none has driven since
+        if (!LAST_DRIVER.compareAndSet(this, Thread.currentThread(), null)) {
             return;
         }
-        lastDriver = null;
         lastAppDrive = clock.getAsLong() - appActiveNanos;
         if (progressThread != null) {
             LockSupport.unpark(progressThread);
@@ -345,10 +356,18 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /**
      * The application thread that drove the engine last ({@link #driveFromApp}), or null once it
-     * stopped. Written on every drive, so plain: another thread may see it late, and then only
-     * hands over (or not) a poll later than it might have.
+     * stopped ({@link #appStopsDriving}). Written by a drive only when it changes.
      */
-    private Thread lastDriver;
+    private volatile Thread lastDriver;
+    private static final java.lang.invoke.VarHandle LAST_DRIVER;
+
+    static {
+        try {
+            LAST_DRIVER = java.lang.invoke.MethodHandles.lookup().findVarHandle(Engine.class, "lastDriver", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Called after posting: makes sure the new work is started soon, here if the engine is free. */
     public void kick() {
@@ -479,9 +498,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     private void releaseHeldAcks() {
         if (running && lock.tryLock()) {
             try {
-                now = clock.getAsLong();
-                sendAcks(active, false);
-                flush();
+                if (running) { // closed meanwhile: its link is gone
+                    now = clock.getAsLong();
+                    sendAcks(active, false);
+                    flush();
+                }
             } finally {
                 lock.unlock();
             }
@@ -636,7 +657,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      * carried one, its p99 (docs/BENCHMARKS.md). An application that stops driving without saying
      * so ({@code appStopsDriving}) is thus served at most this much later. Progress thread only.
      */
-    private long lookNanos;
+    private volatile long lookNanos;
     private final long maxLookNanos;
     /** The longest look (4 ms): far below any ACK timeout worth using (67 ms at rxe's usual 14). */
     static final long MAX_LOOK_NANOS = 4_000_000;
@@ -681,7 +702,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             LockSupport.parkNanos(look);
             return idleRounds;
         }
-        if (sinceApp >= appActiveNanos) {
+        if (sinceApp >= appActiveNanos && lookNanos != appActiveNanos) {
             lookNanos = appActiveNanos; // (not for an ACK held by an application that still drives)
         }
         int did = drive(false);

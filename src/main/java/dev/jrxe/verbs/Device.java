@@ -195,8 +195,8 @@ public final class Device implements AutoCloseable {
      * after its grace for a polling application ({@link DeviceConfig#appActiveNanos}, 1 ms by
      * default) and its next look (up to 4 ms apart while an application keeps polling). Without
      * the call the device serves itself all the same, that much later.
-     * Waiting on a {@link CompletionChannel}, driving another device and destroying a QP do it
-     * already; polling again resumes. A thread that was not the last to poll only sends the ACKs
+     * Waiting on a {@link CompletionChannel} does it already, driving another device sends the
+     * held ACKs, and destroying a QP sends that QP's; polling again resumes. A thread that was not the last to poll only sends the ACKs
      * it held.
      */
     public void pausePolling() {
