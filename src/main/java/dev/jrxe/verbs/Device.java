@@ -196,8 +196,8 @@ public final class Device implements AutoCloseable {
      * default) and its next look (up to 4 ms apart while an application keeps polling). Without
      * the call the device serves itself all the same, that much later.
      * Waiting on a {@link CompletionChannel} does it already, driving another device sends the
-     * held ACKs, and destroying a QP sends that QP's; polling again resumes. A thread that was not the last to poll only sends the ACKs
-     * it held.
+     * held ACKs, and destroying a QP sends that QP's; polling again resumes. A thread that was
+     * not the last to poll only sends the ACKs it held.
      */
     public void pausePolling() {
         for (Engine e : engines) {
