@@ -237,6 +237,21 @@ public final class Configuration {
     }
 
     /**
+     * A thread that waits for a completion event ({@code CompletionChannel.getEvent}) serves its
+     * device meanwhile, sleeping in poll(2) on the device's socket itself, so that the packet that
+     * brings the event wakes that thread, not the progress thread that would then wake it: one
+     * wake-up per message instead of two (rc-pingpong -e, docs/BENCHMARKS.md). False: the thread
+     * parks and the progress thread serves the device, as before.
+     */
+    public static final String ENGINE_WAIT_SERVES_PROP = "jrxe.engine.waitServes";
+    public static final boolean ENGINE_WAIT_SERVES_DEFAULT = true;
+
+    public static boolean engineWaitServes() {
+        String v = System.getProperty(ENGINE_WAIT_SERVES_PROP);
+        return v == null ? ENGINE_WAIT_SERVES_DEFAULT : Boolean.parseBoolean(v);
+    }
+
+    /**
      * Longest an ACK that only acknowledges completed receives waits for the application's answer
      * (or, probing, for the requester's next message) when an application thread drives the
      * engine, so that answer and ACK leave in one system call; 0: never hold (transport.AckHold).

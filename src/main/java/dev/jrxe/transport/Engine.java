@@ -57,8 +57,11 @@ public final class Engine implements PacketSink, AutoCloseable {
      * nobody would send it if that thread stopped polling before the sleep ends.
      */
     private volatile boolean deepSleep;
-    /** When the progress thread last found work (or an application drove the engine). */
-    private long lastBusy;
+    /**
+     * When the engine last had work: a duty cycle that did some, whoever ran it. What decides the
+     * progress thread's deep sleep. Written by several threads: a hint.
+     */
+    private volatile long lastBusy;
     /** Rounds of the progress thread so far (its wake-ups, when idle): what an idle device costs. */
     private volatile long progressRounds;
     /** Consecutive application drives that found nothing (racy by design: a hint). */
@@ -408,11 +411,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 transportError(qp, e);
             }
         }
-        sendAcks(qps, true);
-        flush();
-        if (timersToStart) {
-            startTimers(qps);
-        }
+        finishCycle(qps, true);
     }
 
     private void flush() {
@@ -558,6 +557,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         // the duty cycle's clock when there was one: one clock read less per empty poll
         lastAppDrive = did >= 0 ? now : clock.getAsLong();
         if (did > 0) {
+            lastBusy = lastAppDrive;
             emptyDrives = 0;
         } else if (pollYieldEvery > 0 && ++emptyDrives % pollYieldEvery == 0) {
             Thread.yield();
@@ -586,9 +586,16 @@ public final class Engine implements PacketSink, AutoCloseable {
      * application thread runs it, which comes back soon (so owed ACKs may wait). Returns work done.
      */
     private int dutyCycle(boolean fromApp) {
+        Qp[] qps = active;
+        int work = receiveAndServe(qps);
+        finishCycle(qps, fromApp);
+        return work;
+    }
+
+    /** The first half of a duty cycle: receive a batch, then run every QP. Returns work done. */
+    private int receiveAndServe(Qp[] qps) {
         now = clock.getAsLong();
         int work = link.poll(decoder, RX_BATCH);
-        Qp[] qps = active;
         for (Qp qp : qps) {
             try {
                 work += qp.transport.serve(qp);
@@ -596,12 +603,16 @@ public final class Engine implements PacketSink, AutoCloseable {
                 transportError(qp, e);
             }
         }
-        sendAcks(qps, fromApp);
+        return work;
+    }
+
+    /** The end of every cycle: owed ACKs ({@code mayHold}: see {@link #sendAcks}), flush, timers. */
+    private void finishCycle(Qp[] qps, boolean mayHold) {
+        sendAcks(qps, mayHold);
         flush();
         if (timersToStart) {
             startTimers(qps);
         }
-        return work;
     }
 
     /**
@@ -692,12 +703,29 @@ public final class Engine implements PacketSink, AutoCloseable {
     private int progressRound(int idleRounds) {
         progressRounds++; // only this thread writes it
         housekeepIfDue();
+        if (server != null) {
+            // an application thread waits by serving the engine (serveUntil): it sleeps in the
+            // link itself, and looks after the timers; stay out, looking as for a polling one,
+            // and as seldom as an idle device's sleep once idle (the waiter then wakes this thread
+            // when it leaves with its event: a wait that long can afford it)
+            if (clock.getAsLong() - lastBusy >= DEEP_IDLE_NANOS) {
+                longLook = true;
+                if (server != null) {
+                    LockSupport.parkNanos(Math.max(DEEP_SLEEP_NANOS, maxLookNanos));
+                }
+                longLook = false;
+                return idleRounds;
+            }
+            long look = lookNanos;
+            lookNanos = Math.min(2 * look, maxLookNanos);
+            LockSupport.parkNanos(look);
+            return idleRounds;
+        }
         long t = clock.getAsLong();
         long sinceApp = t - lastAppDrive;
         if (sinceApp < appActiveNanos && !(heldByApp && sinceApp >= heldTakeoverNanos)) {
             // An application is driving the engine itself: stay out of its way, looking less
-            // often the longer it keeps driving
-            lastBusy = t;
+            // often the longer it keeps driving (the drives that find work keep it from deep idle)
             long look = lookNanos;
             lookNanos = Math.min(2 * look, maxLookNanos);
             LockSupport.parkNanos(look);
@@ -731,13 +759,38 @@ public final class Engine implements PacketSink, AutoCloseable {
         } finally {
             lock.unlock();
         }
+        Thread me = Thread.currentThread();
+        if (!SLEEPER.compareAndSet(this, null, me)) {
+            stepBack(); // a waiting application thread sleeps in the link and serves the engine
+            return idleRounds;
+        }
+        try {
+            if (server == null) { // (one may have come since the check above: it waits for this sleep to end)
+                sleepInLink(deadline, Long.MAX_VALUE);
+            }
+        } finally {
+            sleeper = null;
+        }
+        return idleRounds;
+    }
+
+    /**
+     * Sleeps in the link until a datagram, a {@link Link#wakeup}, the next timer ({@code deadline},
+     * engine clock), {@code cap} nanoseconds or the idle sleep's own limit: {@code maxSleepNanos},
+     * or {@link #DEEP_SLEEP_NANOS} (if longer) once the device has been idle for {@link #DEEP_IDLE_NANOS}.
+     * Only as the {@link #sleeper}, without the engine: the link allows awaitReadable beside
+     * another thread's poll/flush. An application that drives the engine just as a deep sleep
+     * begins may still hold one ACK; it then waits at most this sleep (50 ms), below any ACK
+     * timeout worth using.
+     */
+    private void sleepInLink(long deadline, long cap) {
         long now = clock.getAsLong();
-        boolean deep = now - lastBusy >= DEEP_IDLE_NANOS && now - lastAppDrive >= DEEP_IDLE_NANOS;
-        long sleep = Math.min(deep ? DEEP_SLEEP_NANOS : maxSleepNanos, Math.max(0, deadline - now));
+        // (an application that polls now and then, finding nothing, as the CM agent before each
+        // wait, keeps no device awake: its polls that find work count as busy)
+        boolean deep = now - lastBusy >= DEEP_IDLE_NANOS;
+        long limit = deep ? Math.max(DEEP_SLEEP_NANOS, maxSleepNanos) : maxSleepNanos;
+        long sleep = Math.min(Math.min(limit, cap), Math.max(0, deadline - now));
         if (sleep > 0 && !workPending) {
-            // without the engine: the link allows awaitReadable beside another thread's poll/flush.
-            // An application that drives the engine just as a deep sleep begins may still hold one
-            // ACK; it then waits at most this sleep (50 ms), below any ACK timeout worth using.
             deepSleep = deep;
             try {
                 link.awaitReadable(sleep);
@@ -745,7 +798,199 @@ public final class Engine implements PacketSink, AutoCloseable {
                 deepSleep = false;
             }
         }
-        return idleRounds;
+    }
+
+    // ------------------------------------------------------------------ a waiting thread serves
+
+    /** {@link #serveUntil}: what the caller waited for holds. */
+    public static final int SERVED_READY = 1;
+    /** {@link #serveUntil}: the deadline passed first. */
+    public static final int SERVED_TIMED_OUT = 0;
+    /**
+     * {@link #serveUntil}: this thread does not (or no longer) serve the engine: it has no progress
+     * thread or serving while waiting is off ({@link EngineTuning#waitServes}), it is closed,
+     * another waiting thread took the engine over, or another application thread drives it by
+     * polling. The caller waits some other way (its events come from whoever serves).
+     */
+    public static final int NOT_SERVED = -1;
+
+    /**
+     * The application thread that waits by serving the engine ({@link #serveUntil}), or null. The
+     * newest waiter takes the engine over; the one it replaced sees so at its next round and
+     * returns {@link #NOT_SERVED}.
+     */
+    private volatile Thread server;
+    /**
+     * The one thread that may sleep in the link's awaitReadable (it has one set of buffers for
+     * that): the progress thread or the {@link #server}; null when neither does.
+     */
+    private volatile Thread sleeper;
+    private static final java.lang.invoke.VarHandle SERVER;
+    private static final java.lang.invoke.VarHandle SLEEPER;
+
+    static {
+        try {
+            var lookup = java.lang.invoke.MethodHandles.lookup();
+            SERVER = lookup.findVarHandle(Engine.class, "server", Thread.class);
+            SLEEPER = lookup.findVarHandle(Engine.class, "sleeper", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The calling application thread waits until {@code ready} holds (a completion event fired),
+     * serving the engine meanwhile: it runs duty cycles and sleeps in the link between them as the
+     * progress thread would, which stays out. The packet that makes {@code ready} true thus wakes
+     * this thread itself, once, where the progress thread would wake first and then wake this
+     * thread: on a small machine the second wake-up cost more than the message (rc-pingpong -e).
+     * An ACK that the cycle making {@code ready} true owes may stay held for the caller's answer,
+     * as for a polling application; none is held while this thread sleeps.
+     *
+     * <p>{@code ready} is read holding the engine and after each registration as the sleeper; who
+     * makes it true outside this thread's cycles must then call {@link #wakeServer}. A blocked
+     * sleep does not see an interrupt: the thread notices it after at most the idle sleep's limit
+     * (1 ms, 50 ms once idle for 200 ms).
+     *
+     * @param ready    what the caller waits for; cheap, and true once true until the caller acts
+     * @param deadline until when ({@link System#nanoTime}) at most
+     * @return {@link #SERVED_READY}, {@link #SERVED_TIMED_OUT} or {@link #NOT_SERVED}
+     * @throws InterruptedException when the thread is interrupted
+     */
+    public int serveUntil(java.util.function.BooleanSupplier ready, long deadline) throws InterruptedException {
+        Thread me = Thread.currentThread();
+        if (progressThread == null || !tuning.waitServes() || !running || me.isVirtual() || anotherThreadPolls(me)) {
+            return NOT_SERVED; // (a virtual thread would pin its carrier in poll(2))
+        }
+        releaseAcksHeldElsewhere(); // before taking the engine: what it throws leaves no server behind
+        Thread before = (Thread) SERVER.getAndSet(this, me);
+        if (before != null && before != me) {
+            link.wakeup(); // the thread replaced may sleep in the link: it steps aside when it wakes
+        }
+        if (lastDriver != me) {
+            lastDriver = me;
+        }
+        int result = NOT_SERVED;
+        try {
+            while (true) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (server != me || !running || anotherThreadPolls(me)) {
+                    return result = NOT_SERVED;
+                }
+                long deadlineOfTimers = serveCycle(ready);
+                if (deadlineOfTimers == READY_NOW) {
+                    if (workPending) {
+                        drive(true); // a post found the engine held by this cycle and left its work to it
+                    }
+                    return result = SERVED_READY;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return result = SERVED_TIMED_OUT;
+                }
+                if (workPending) {
+                    continue; // more than one cycle's batch, or a post left work
+                }
+                if (!SLEEPER.compareAndSet(this, null, me)) {
+                    // the progress thread sleeps in the link, not yet aware of this thread: wake it
+                    link.wakeup();
+                    Thread.yield();
+                    continue;
+                }
+                try {
+                    // fired between the cycle and the registration: wakeServer saw no sleeper;
+                    // closed meanwhile: close() waits for this sleep, then closes the link
+                    if (!ready.getAsBoolean() && server == me && running) {
+                        sleepInLink(deadlineOfTimers, left);
+                    }
+                } finally {
+                    sleeper = null;
+                }
+            }
+        } finally {
+            SERVER.compareAndSet(this, me, null);
+            if (result == SERVED_READY && parkedWaiters.get() == 0) {
+                lastAppDrive = clock.getAsLong(); // back soon with the answer, as a polling application
+                if (longLook) {
+                    LockSupport.unpark(progressThread); // it parked for an idle device's sleep: look at the usual pace
+                }
+            } else {
+                // (ready, but threads this one replaced wait parked: the progress thread serves them now)
+                appStopsDriving(); // timed out, interrupted, closed, replaced: whoever serves next takes over now
+            }
+        }
+    }
+
+    /** The progress thread parks for an idle device's sleep while a thread waits serving the engine. */
+    private volatile boolean longLook;
+
+    /** Threads that wait for an event parked, another thread serving the engine ({@link #waiterParks}). */
+    private final java.util.concurrent.atomic.AtomicInteger parkedWaiters = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * A thread that {@link #serveUntil} did not let serve parks to wait for its event ({@code true})
+     * or stops waiting ({@code false}). While any does, a serving thread that leaves with what it
+     * waited for hands the engine to the progress thread at once (it might not be back for a
+     * while, and the parked thread's message would wait for the progress thread's next look).
+     */
+    public void waiterParks(boolean parks) {
+        parkedWaiters.addAndGet(parks ? 1 : -1);
+    }
+
+    /** The thread sleeping in the link now, or null: for tests. */
+    Thread sleeper() {
+        return sleeper;
+    }
+
+    /** {@link #serveCycle}'s "ready": no timer deadline is this value. */
+    private static final long READY_NOW = Long.MIN_VALUE;
+
+    /**
+     * One duty cycle for {@link #serveUntil}, holding the engine (blocking: cycles are short).
+     * Returns {@link #READY_NOW} when {@code ready} holds after it, else the earliest timer's
+     * deadline. Owed ACKs are held only when ready (the caller answers next).
+     */
+    private long serveCycle(java.util.function.BooleanSupplier ready) {
+        lock.lock();
+        try {
+            if (!running) {
+                return Long.MAX_VALUE;
+            }
+            workPending = false;
+            Qp[] qps = active;
+            int work = receiveAndServe(qps);
+            boolean isReady = ready.getAsBoolean();
+            finishCycle(qps, isReady);
+            if (work > 0) {
+                lastBusy = now;
+            }
+            return isReady ? READY_NOW : nextDeadline();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Another application thread drove the engine by polling within the grace: it receives what
+     * comes, so a waiting thread that slept in the link would only be woken for nothing by each
+     * packet. The waiting thread leaves the engine to it and waits for its event instead.
+     */
+    private boolean anotherThreadPolls(Thread me) {
+        Thread d = lastDriver;
+        return d != null && d != me && clock.getAsLong() - lastAppDrive < appActiveNanos;
+    }
+
+    /**
+     * Something a thread waiting in {@link #serveUntil} may wait for just became true outside its
+     * own cycles (an event fired by another thread's cycle): wakes it if it sleeps in the link.
+     */
+    public void wakeServer() {
+        Thread s = server;
+        if (s != null && s != Thread.currentThread() && sleeper == s) {
+            link.wakeup();
+        }
     }
 
     /**
@@ -861,6 +1106,20 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
+    /**
+     * Closing: a waiting application thread may sleep in the link ({@link #serveUntil}); the link's
+     * descriptors must not close under it (a number reused meanwhile would be read). It wakes at the
+     * wakeup just sent and sees the engine closed; wait for that, 2 s at most, as for the progress thread.
+     */
+    private void awaitNoSleeper() {
+        long until = System.nanoTime() + 2_000_000_000L;
+        Thread s;
+        while ((s = sleeper) != null && s != progressThread && System.nanoTime() - until < 0) {
+            link.wakeup();
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
     /** Closes the device's NIC: the ACKs its QPs owe leave first (see {@link #unregister}). */
     @Override
     public void close() {
@@ -881,6 +1140,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             lock.unlock();
         }
         link.wakeup();
+        awaitNoSleeper();
         if (progressThread != null) {
             try {
                 progressThread.join(2000);

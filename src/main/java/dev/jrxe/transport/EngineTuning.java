@@ -19,10 +19,12 @@ import dev.jrxe.Configuration;
  * @param srdTimeoutNanos SRD retransmit timeout
  * @param srdMaxPeers     most peers an SRD QP keeps per-peer state for
  * @param maxPayload      largest RoCE payload accepted per packet (larger ones are dropped, counted)
+ * @param waitServes      a thread waiting for a completion event serves the engine meanwhile
+ *                        ({@link Engine#serveUntil}), sleeping in poll(2) itself
  */
 public record EngineTuning(long appActiveNanos, int spinRounds, long maxSleepNanos, int pollYieldEvery,
                            long ackHoldNanos, long lazyAckNanos, int srdPaths, long srdTimeoutNanos, int srdMaxPeers,
-                           int maxPayload) {
+                           int maxPayload, boolean waitServes) {
     public EngineTuning {
         check(appActiveNanos > 0, "appActiveNanos", appActiveNanos);
         check(spinRounds >= 0, "spinRounds", spinRounds);
@@ -48,6 +50,6 @@ public record EngineTuning(long appActiveNanos, int spinRounds, long maxSleepNan
             Configuration.engineMaxSleepNanos(), Configuration.enginePollYieldEvery(),
             Configuration.engineAckHoldNanos(), Configuration.engineLazyAckNanos(), Configuration.srdPaths(),
             Configuration.srdTimeoutMillis() * 1_000_000L, Configuration.srdMaxPeers(),
-            Configuration.wireMaxPayload());
+            Configuration.wireMaxPayload(), Configuration.engineWaitServes());
     }
 }

@@ -1,5 +1,6 @@
 package dev.jrxe.verbs;
 
+import dev.jrxe.transport.Engine;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 public final class CompletionChannel implements AutoCloseable {
     private final Device device;
     private final LinkedBlockingQueue<CompletionQueue> fired = new LinkedBlockingQueue<>();
+    /** What a waiting thread that serves the device waits for (one object: no allocation per wait). */
+    private final java.util.function.BooleanSupplier anyFired = () -> !fired.isEmpty();
 
     CompletionChannel(Device device) {
         this.device = device;
@@ -31,13 +34,19 @@ public final class CompletionChannel implements AutoCloseable {
 
     void fire(CompletionQueue cq) {
         fired.add(cq);
+        device.wakeWaitingServer(); // after the add: a thread that registers as sleeper then sees it
     }
 
     /**
-     * {@code ibv_get_cq_event} with a timeout: waits for a CQ's event. The device's background
-     * thread keeps it making progress meanwhile; a device opened with
-     * {@link DeviceConfig#manualProgress()} has none, so on it another thread must drive progress
-     * for an event to come.
+     * {@code ibv_get_cq_event} with a timeout: waits for a CQ's event. The waiting thread serves
+     * the device meanwhile ({@link DeviceConfig#waitServes}): it sleeps in poll(2) on the device's
+     * socket and handles what arrives, so the message that fires the event wakes it once, as
+     * rxe's softirq wakes a waiting application; the device's background thread stays out. It
+     * parks instead, and the background thread serves the device, when another thread already
+     * drives the device by polling, when a newer waiter takes over, and on a device of more than
+     * one engine. A device opened with {@link DeviceConfig#manualProgress()} has no background
+     * thread and is not served by waiting: another thread must drive progress for an event to
+     * come. An interrupt is noticed within 50 ms while the thread sleeps in poll(2).
      *
      * @param timeout how long to wait at most
      * @param unit    the unit of {@code timeout}
@@ -47,8 +56,24 @@ public final class CompletionChannel implements AutoCloseable {
     public CompletionQueue getEvent(long timeout, TimeUnit unit) throws InterruptedException {
         CompletionQueue cq = fired.poll();
         if (cq == null && timeout > 0) {
-            device.pausePolling(); // this thread no longer drives the device: its progress thread does
-            cq = fired.poll(timeout, unit);
+            long deadline = System.nanoTime() + unit.toNanos(timeout);
+            while (cq == null) {
+                int served = device.serveUntil(anyFired, deadline);
+                if (served == Engine.NOT_SERVED) {
+                    device.waiterParks(true);
+                    try {
+                        device.pausePolling(); // this thread no longer drives the device: its progress thread does
+                        cq = fired.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                    } finally {
+                        device.waiterParks(false);
+                    }
+                    break;
+                }
+                cq = fired.poll(); // null when another waiter took the event: wait on
+                if (served == Engine.SERVED_TIMED_OUT) {
+                    break;
+                }
+            }
         }
         if (cq != null) {
             cq.eventDelivered();

@@ -206,6 +206,28 @@ public final class Device implements AutoCloseable {
     }
 
     /**
+     * The calling thread waits for {@code ready} serving the device ({@link Engine#serveUntil}):
+     * a device of one engine only (a thread can sleep in one socket's poll).
+     */
+    int serveUntil(java.util.function.BooleanSupplier ready, long deadline) throws InterruptedException {
+        return engines.length == 1 ? engine.serveUntil(ready, deadline) : Engine.NOT_SERVED;
+    }
+
+    /** A thread waits for an event parked ({@code true}) or stops ({@link Engine#waiterParks}). */
+    void waiterParks(boolean parks) {
+        for (Engine e : engines) {
+            e.waiterParks(parks);
+        }
+    }
+
+    /** An event fired: wake the thread that waits serving the device, if it sleeps. */
+    void wakeWaitingServer() {
+        if (engines.length == 1) {
+            engine.wakeServer();
+        }
+    }
+
+    /**
      * When the device next has work without a packet arriving (a retransmit or RNR timer, READ
      * responses to send, housekeeping), on its clock ({@link DeviceConfig#clock}); or
      * {@code Long.MAX_VALUE}. What a manual-progress application can sleep until.

@@ -54,6 +54,7 @@ public final class DeviceConfig {
     int spinRounds = Configuration.engineSpinRounds();
     long maxSleepNanos = Configuration.engineMaxSleepNanos();
     int pollYieldEvery = Configuration.enginePollYieldEvery();
+    boolean waitServes = Configuration.engineWaitServes();
     long ackHoldNanos = Configuration.engineAckHoldNanos();
     long lazyAckNanos = Configuration.engineLazyAckNanos();
     int srdPaths = Configuration.srdPaths();
@@ -410,6 +411,20 @@ public final class DeviceConfig {
     }
 
     /**
+     * Whether a thread waiting for a completion event serves the device meanwhile, sleeping in
+     * poll(2) on its socket itself (one wake-up per message), or parks while the progress thread
+     * serves it ({@code jrxe.engine.waitServes}, default true). A device of more than one engine,
+     * or without a progress thread ({@link #manualProgress()}), always parks.
+     *
+     * @param serves true to serve while waiting
+     * @return this configuration
+     */
+    public DeviceConfig waitServes(boolean serves) {
+        this.waitServes = serves;
+        return this;
+    }
+
+    /**
      * How long an owed ACK may wait for the application's answer to ride with, 0 never ({@code jrxe.engine.ackHoldNanos}).
      *
      * @param nanos nanoseconds (0 .. 1 ms)
@@ -513,7 +528,7 @@ public final class DeviceConfig {
     /** The engine's tuning as this configuration sets it. */
     dev.jrxe.transport.EngineTuning tuning() {
         return new dev.jrxe.transport.EngineTuning(appActiveNanos, spinRounds, maxSleepNanos, pollYieldEvery,
-            ackHoldNanos, lazyAckNanos, srdPaths, srdTimeoutNanos, srdMaxPeers, maxPayload);
+            ackHoldNanos, lazyAckNanos, srdPaths, srdTimeoutNanos, srdMaxPeers, maxPayload, waitServes);
     }
 
     /** The memory layer's settings as this configuration sets them. */

@@ -43,7 +43,7 @@ final class EngineHarness implements AutoCloseable {
     private final MemorySegment scratch = arena.allocate(8192, 8);
 
     EngineHarness() {
-        this(null);
+        this((KeyResolver) null);
     }
 
     /** {@code resolver}: where the engine looks keys up; null for the harness's own key table. */
@@ -58,8 +58,17 @@ final class EngineHarness implements AutoCloseable {
 
     /** The same, with the engine's background progress thread when {@code progressThread}. */
     EngineHarness(KeyResolver resolver, java.util.function.LongSupplier clock, boolean progressThread) {
+        this(new EngineOptions(progressThread, clock, 0));
+    }
+
+    /** The harness's own key table, and these options (a tuning of the test's own, say). */
+    EngineHarness(EngineOptions options) {
+        this(null, options);
+    }
+
+    private EngineHarness(KeyResolver resolver, EngineOptions options) {
         engine = new Engine("harness", link, resolver != null ? resolver : keys::lookup,
-            (qp, type) -> events.add(new Event(qp, type)), () -> { }, new EngineOptions(progressThread, clock, 0));
+            (qp, type) -> events.add(new Event(qp, type)), () -> { }, options);
         cq = ring(4096);
     }
 
@@ -111,6 +120,21 @@ final class EngineHarness implements AutoCloseable {
             QpControl.enter(qp, QpState.RTS, true);
         });
         return qp;
+    }
+
+    /** Posts a signaled SEND of 16 inline bytes on {@code qp} (the caller kicks the engine). */
+    static void postInlineSend(Qp qp, long wrId) {
+        SendWqe w = qp.sq.claim();
+        w.wrId = wrId;
+        w.opcode = dev.jrxe.ib.WrOpcode.SEND;
+        w.sendFlags = dev.jrxe.ib.SendFlags.SIGNALED;
+        w.numSge = 0;
+        w.length = 16;
+        w.inline.fill((byte) 7);
+        w.inlined = true;
+        w.inlineLength = 16;
+        w.state = SendWqe.POSTED;
+        qp.sq.publish();
     }
 
     /** Posts a receive of 64 bytes at {@code buf} (registered as {@code r}) on {@code qp}. */

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.QpType;
-import dev.jrxe.ib.SendFlags;
-import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.net.DatagramHandler;
 import dev.jrxe.net.DatagramSealer;
 import dev.jrxe.net.Link;
@@ -82,6 +80,30 @@ class EngineProgressTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldLetAnIdleDeviceSleepDeeplyThoughAnApplicationPollsItNowAndThen() throws Exception {
+        // as the CM agent does before each of its waits: a poll that finds nothing every 20 ms
+        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
+                DatagramSealer.NONE);
+             Engine engine = new Engine("sporadic", link, key -> null, (qp, type) -> { }, () -> { })) {
+            long end = System.nanoTime() + Engine.DEEP_IDLE_NANOS + 1_500_000_000L;
+            long roundsAtStart = -1;
+            long measuredFrom = System.nanoTime() + Engine.DEEP_IDLE_NANOS + 500_000_000L;
+            while (System.nanoTime() < end) {
+                engine.driveFromApp();
+                if (roundsAtStart < 0 && System.nanoTime() >= measuredFrom) {
+                    roundsAtStart = engine.progressRounds();
+                }
+                Thread.sleep(20);
+            }
+            long rounds = engine.progressRounds() - roundsAtStart;
+            // 1 s at the idle sleep of 1 ms would be about 1,000 rounds; deep sleeps of 50 ms, 20
+            assertThat(rounds).as("progress rounds in the last second of an idle device polled every 20 ms")
+                .isLessThan(200);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldStartTheAckTimeoutWhenThePacketsHaveLeft() throws Exception {
         long flushStall = TimeUnit.MILLISECONDS.toNanos(100);
         try (SlowFlushLink link = new SlowFlushLink(Links.open(
@@ -113,17 +135,7 @@ class EngineProgressTest {
                 QpControl.enter(qp, QpState.RTS, false);
             });
 
-            SendWqe w = qp.sq.claim();
-            w.wrId = 1;
-            w.opcode = WrOpcode.SEND;
-            w.sendFlags = SendFlags.SIGNALED;
-            w.numSge = 0;
-            w.length = 16;
-            w.inline.fill((byte) 7);
-            w.inlined = true;
-            w.inlineLength = 16;
-            w.state = SendWqe.POSTED;
-            qp.sq.publish();
+            EngineHarness.postInlineSend(qp, 1);
             engine.kick();
 
             assertThat(link.sent.await(30, TimeUnit.SECONDS)).isTrue();
@@ -279,7 +291,7 @@ class EngineProgressTest {
     }
 
     /** An RC QP (PSN 0x100 expected) with a receive of {@code mem} posted. */
-    private static Qp connectWithReceive(EngineHarness h, MemorySegment mem) {
+    static Qp connectWithReceive(EngineHarness h, MemorySegment mem) {
         int all = dev.jrxe.ib.Access.LOCAL_WRITE | dev.jrxe.ib.Access.REMOTE_WRITE;
         dev.jrxe.memory.Region r = dev.jrxe.memory.MemoryRegions.register(h.keys, 3, mem, all);
         Qp qp = h.connect(3, all, 4, 0x100, 0, 1024);
@@ -288,7 +300,7 @@ class EngineProgressTest {
     }
 
     /** The peer's SEND of 16 bytes (PSN 0x100, ACK requested), queued on the link. */
-    private static void injectSend(EngineHarness h, Qp qp) {
+    static void injectSend(EngineHarness h, Qp qp) {
         dev.jrxe.wire.PacketWriter p = h.begin(dev.jrxe.wire.Opcodes.RC_SEND_ONLY, qp, 0x100);
         p.bth().ackReq(true);
         h.payload(16).fill((byte) 4);

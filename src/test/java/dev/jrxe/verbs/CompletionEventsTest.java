@@ -69,6 +69,64 @@ class CompletionEventsTest {
     }
 
     @Test
+    void shouldBringEachOfSeveralWaitingThreadsItsOwnEvents() throws Exception {
+        // two threads of b wait on channels of their own: one serves the device while it waits,
+        // the newer takes over and the other parks; every message still wakes its own thread
+        int n = 40;
+        try (RcFixture f = new RcFixture(8192)) {
+            CompletionChannel[] ch = {f.b.createCompChannel(), f.b.createCompChannel()};
+            CompletionQueue[] cq = {f.b.createCq(64, ch[0], 0), f.b.createCq(64, ch[1], 0)};
+            QueuePair[] qa = new QueuePair[2];
+            QueuePair[] qb = new QueuePair[2];
+            for (int i = 0; i < 2; i++) {
+                qa[i] = f.pda.createQp(new QpInitAttr(QpType.RC, f.cqa, f.cqa, new QpCap(64, 64, 1, 1, 0)));
+                qb[i] = f.pdb.createQp(new QpInitAttr(QpType.RC, cq[i], cq[i], new QpCap(64, 64, 1, 1, 0)));
+                new RcConnect().pair(qa[i], 1, qb[i], 2);
+                for (int k = 0; k < n; k++) {
+                    qb[i].postRecv(new RecvWr(1).sge(f.bufB.address() + i * 4096L, 64, f.mrb.lkey()));
+                }
+            }
+            java.util.List<java.util.concurrent.Future<Integer>> waiters = new java.util.ArrayList<>();
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+                for (int i = 0; i < 2; i++) {
+                    int me = i;
+                    waiters.add(pool.submit(() -> {
+                        WorkCompletion[] wc = {new WorkCompletion()};
+                        int got = 0;
+                        while (true) {
+                            cq[me].requestNotify(false);
+                            while (cq[me].poll(wc) > 0) {
+                                assertThat(wc[0].status).isEqualTo(dev.jrxe.ib.WcStatus.SUCCESS);
+                                got++;
+                            }
+                            if (got == n) {
+                                return got;
+                            }
+                            CompletionQueue fired = ch[me].getEvent(20, TimeUnit.SECONDS);
+                            assertThat(fired).as("thread %d's event after %d messages", me, got).isSameAs(cq[me]);
+                            fired.ackEvents(1);
+                        }
+                    }));
+                }
+                SendWr s = new SendWr(1).sge(f.bufA.address(), 64, f.mra.lkey());
+                s.sendFlags = SendFlags.SIGNALED;
+                for (int k = 0; k < 2 * n; k++) {
+                    qa[k % 2].postSend(s);
+                    f.pollOk(f.cqa);
+                    Thread.sleep(1); // let the waiters go back to waiting, and take the device over
+                }
+                assertThat(waiters.get(0).get()).isEqualTo(n);
+                assertThat(waiters.get(1).get()).isEqualTo(n);
+            }
+            for (int i = 0; i < 2; i++) {
+                qa[i].close();
+                qb[i].close();
+                cq[i].close();
+            }
+        }
+    }
+
+    @Test
     void shouldFireASolicitedOnlyArmOnlyForSolicitedMessages() throws Exception {
         try (RcFixture f = new RcFixture(8192)) {
             CompletionChannel ch = f.b.createCompChannel();

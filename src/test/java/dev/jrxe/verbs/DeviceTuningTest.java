@@ -23,8 +23,8 @@ class DeviceTuningTest {
         assertThat(plain.memory().maxMr()).isEqualTo(Configuration.memoryMaxMr());
         DeviceConfig tuned = DeviceConfig.of("d", "127.0.0.2").ackHoldNanos(0).lazyAckNanos(5_000).spinRounds(3)
             .maxSleepNanos(2_000_000).pollYieldEvery(100).appActiveNanos(500_000).srdPaths(2)
-            .srdTimeout(Duration.ofMillis(7)).srdMaxPeers(9).maxPayload(1024);
-        assertThat(tuned.tuning()).isEqualTo(new EngineTuning(500_000, 3, 2_000_000, 100, 0, 5_000, 2, 7_000_000, 9, 1024));
+            .srdTimeout(Duration.ofMillis(7)).srdMaxPeers(9).maxPayload(1024).waitServes(false);
+        assertThat(tuned.tuning()).isEqualTo(new EngineTuning(500_000, 3, 2_000_000, 100, 0, 5_000, 2, 7_000_000, 9, 1024, false));
         tuned.maxMr(5).pinLimitBytes(1 << 20).odpChildIdle(Duration.ofMillis(3)).odpMaxLiveChildren(4);
         assertThat(tuned.memory().maxMr()).isEqualTo(5);
         assertThat(tuned.memory().pinLimitBytes()).isEqualTo(1 << 20);
