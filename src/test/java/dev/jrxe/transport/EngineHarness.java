@@ -58,7 +58,7 @@ final class EngineHarness implements AutoCloseable {
 
     /** The same, with the engine's background progress thread when {@code progressThread}. */
     EngineHarness(KeyResolver resolver, java.util.function.LongSupplier clock, boolean progressThread) {
-        this(new EngineOptions(progressThread, clock, 0));
+        this(resolver, new EngineOptions(progressThread, clock, 0));
     }
 
     /** The harness's own key table, and these options (a tuning of the test's own, say). */
