@@ -43,8 +43,8 @@ public final class CompletionChannel implements AutoCloseable {
      * socket and handles what arrives, so the message that fires the event wakes it once, as
      * rxe's softirq wakes a waiting application; the device's background thread stays out. It
      * parks instead, and the background thread serves the device, when another thread already
-     * drives the device by polling, when a newer waiter takes over, and on a device of more than
-     * one engine. A device opened with {@link DeviceConfig#manualProgress()} has no background
+     * drives the device by polling, when a newer waiter takes over, on a device of more than
+     * one engine, and when the waiting thread is virtual (poll(2) would pin its carrier). A device opened with {@link DeviceConfig#manualProgress()} has no background
      * thread and is not served by waiting: another thread must drive progress for an event to
      * come. An interrupt is noticed within 50 ms while the thread sleeps in poll(2).
      *

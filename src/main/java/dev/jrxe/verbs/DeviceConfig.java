@@ -414,7 +414,7 @@ public final class DeviceConfig {
      * Whether a thread waiting for a completion event serves the device meanwhile, sleeping in
      * poll(2) on its socket itself (one wake-up per message), or parks while the progress thread
      * serves it ({@code jrxe.engine.waitServes}, default true). A device of more than one engine,
-     * or without a progress thread ({@link #manualProgress()}), always parks.
+     * or without a progress thread ({@link #manualProgress()}), always parks, as a virtual thread does.
      *
      * @param serves true to serve while waiting
      * @return this configuration
