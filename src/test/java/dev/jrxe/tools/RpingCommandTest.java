@@ -60,6 +60,28 @@ class RpingCommandTest {
     }
 
     @Test
+    void shouldKeepTheServerWaitingForItsClientAsRpingDoes() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2", "127.0.0.3");
+        int port = 22000 + (int) (ProcessHandle.current().pid() % 20000);
+        RpingCommand serverCommand = new RpingCommand();
+        serverCommand.waitMs = 100; // every other wait of the server gives up after 100 ms
+        StringWriter serverErr = new StringWriter();
+        int[] serverRc = {-1};
+        Thread s = Thread.ofPlatform().start(() -> {
+            CommandLine cl = new CommandLine(serverCommand);
+            cl.setErr(new PrintWriter(serverErr, true));
+            serverRc[0] = cl.execute("-s", "-a", "127.0.0.2", "-p", Integer.toString(port), "--udp-port", Integer.toString(udp));
+        });
+        s.join(1500); // 15 times that wait without a client
+        assertThat(s.isAlive()).as("the server still waits for a connect request: " + serverErr).isTrue();
+        Run c = run("-c", "-a", "127.0.0.2", "--ip", "127.0.0.3", "-p", Integer.toString(port),
+            "--udp-port", Integer.toString(udp), "-C", "2", "-V");
+        s.join(30_000);
+        assertThat(c.rc()).as(c.err()).isZero();
+        assertThat(serverRc[0]).as(serverErr.toString()).isZero();
+    }
+
+    @Test
     void shouldPingAThousandVerifiedIterationsBetweenTwoProcesses() throws Exception {
         int udp = FreePorts.udp("127.0.0.2", "127.0.0.3");
         String port = Integer.toString(21000 + (int) (ProcessHandle.current().pid() % 20000));
