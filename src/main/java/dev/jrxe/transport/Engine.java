@@ -85,6 +85,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     private volatile Qp[] active = new Qp[0];
     /** Engine clock of the current duty cycle. */
     long now;
+
+    /** The engine clock now (nanoseconds), for a transport that needs more than the cycle's {@link #now}. */
+    long clockNanos() {
+        return clock.getAsLong();
+    }
     /** Some QP sent in this duty cycle: its ACK timeout starts after the flush. */
     boolean timersToStart;
 
@@ -455,6 +460,13 @@ public final class Engine implements PacketSink, AutoCloseable {
                         r.hold.restartHold(heldAt);
                     }
                 }
+            }
+            try {
+                if (qp.transport.sendOwedAcks(qp, piggyback, mayHold)) {
+                    held = true;
+                }
+            } catch (RuntimeException e) {
+                transportError(qp, e); // (which resets the QP's transport state)
             }
         }
         if (held) {
@@ -1070,8 +1082,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
-    /** Verbs layer: move to ERR on request (modify to ERR). Holding the engine. */
+    /** Verbs layer: move to ERR on request (modify to ERR); the ACKs it owes leave first. Holding the engine. */
     public void enterError(Qp qp) {
+        sendOwedAck(qp);
         fail(qp, -1);
     }
 
@@ -1098,10 +1111,22 @@ public final class Engine implements PacketSink, AutoCloseable {
         }
     }
 
-    private void sendOwedAck(Qp qp) {
+    /**
+     * Sends the ACKs {@code qp} owes now, RC's and its transport's own (SRD's), held or not: the
+     * messages they acknowledge were delivered, and a peer that never hears so retries into a QP
+     * about to forget them (ERR, RESET, destroyed, closed). Nothing once the QP failed or the
+     * engine closed. Holding the engine.
+     */
+    void sendOwedAck(Qp qp) {
+        if (!running || qp.state == QpState.ERR) {
+            return;
+        }
         ResponderState r = qp.resp;
-        if (running && r.ackPending && r.pendingReplies == 0 && qp.state != QpState.ERR) {
+        if (r.ackPending && r.pendingReplies == 0) {
             responder.sendPendingAck(qp);
+        }
+        qp.transport.sendOwedAcks(qp, false, false);
+        if (out.committed > 0) {
             flush();
         }
     }

@@ -22,6 +22,9 @@ final class PacketOut {
     private Qp qp;
     /** Datagrams committed since the engine last flushed the link. */
     int committed;
+    /** Destination address and UDP source port of the last datagram committed (valid while {@link #committed} > 0). */
+    int lastDestAddr;
+    int lastSrcPort;
 
     PacketOut(Engine engine) {
         this.engine = engine;
@@ -104,6 +107,8 @@ final class PacketOut {
         int length = writer.finish(payloadLength);
         engine.link.commit(length, destAddr, destPort, srcPort);
         committed++;
+        lastDestAddr = destAddr;
+        lastSrcPort = srcPort;
         engine.counters.inc(TransportCounters.SENT_PKTS);
         engine.counters.add(TransportCounters.SENT_BYTES, length);
     }

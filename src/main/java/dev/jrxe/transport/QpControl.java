@@ -70,6 +70,7 @@ public final class QpControl {
     }
 
     private static void reset(Qp qp) {
+        qp.engine.sendOwedAck(qp); // the messages they acknowledge were delivered
         if (qp.srd != null) {
             qp.srd.reset();
         }

@@ -100,7 +100,7 @@ final class SrdResponder {
                     nak(qp, s, c, again, psn, h.timestamp(), path);
                 }
             } else if (st == SrdRecvContext.DONE) {
-                oweAck(s, c, psn, h.timestamp(), path);
+                oweAck(s, c, psn, h.timestamp(), path, false); // the sender retries: at once
             } else {
                 nak(qp, s, c, st, psn, h.timestamp(), path);
             }
@@ -122,7 +122,7 @@ final class SrdResponder {
         c.status(psn, (byte) result);
         if (result == SrdRecvContext.DONE) {
             if (op != Opcodes.SRD_READ_REQUEST) {
-                oweAck(s, c, psn, h.timestamp(), path);
+                oweAck(s, c, psn, h.timestamp(), path, op == Opcodes.SRD_SEND || op == Opcodes.SRD_SEND_WITH_IMM);
             }
         } else {
             nak(qp, s, c, result, psn, h.timestamp(), path);
@@ -282,11 +282,11 @@ final class SrdResponder {
         out.srdeth().epoch(c.epoch).flags(dev.jrxe.wire.Srdeth.VERSION << 4).base(base).timestamp(ts).length(length);
     }
 
-    private void oweAck(SrdState s, SrdRecvContext c, int psn, int ts, int path) {
+    private void oweAck(SrdState s, SrdRecvContext c, int psn, int ts, int path, boolean holdable) {
         c.ackPsn = psn;
         c.ackTimestamp = ts;
         c.ackPath = path;
-        s.listAcking(c);
+        s.listAcking(c, holdable);
     }
 
     private void nak(Qp qp, SrdState s, SrdRecvContext c, int syndrome, int psn, int ts, int path) {
@@ -297,9 +297,53 @@ final class SrdResponder {
         out.commitFrom(c.addr, qp.destPort, s.pathPorts[0]);
     }
 
-    /** Sends the ACKs owed at the end of a receive batch; returns how many. */
+    /**
+     * At the end of a duty cycle: the owed ACKs go now, or stay held (true) while an application
+     * thread drives ({@code mayHold}), every one of them is for a SEND that completed a receive,
+     * no packets leave in this flush anyway ({@code piggyback}) and the hold is younger than
+     * {@link SrdState#ackHoldNanos}. The application's answer then takes them along.
+     */
+    boolean sendOrHoldAcks(Qp qp, boolean piggyback, boolean mayHold) {
+        SrdState s = qp.srd;
+        if (s.ackingCount == 0) {
+            return false;
+        }
+        if (mayHold && s.ackHoldable && !piggyback && s.ackHoldNanos > 0) {
+            if (!s.ackHolding) {
+                s.ackHolding = true;
+                s.ackHeldAt = engine.clockNanos(); // when they would have left
+                return true;
+            }
+            if (engine.now - s.ackHeldAt < s.ackHoldNanos) {
+                return true;
+            }
+        }
+        sendAcks(qp);
+        return false;
+    }
+
+    /**
+     * The UDP source port an ACK to {@code addr} leaves from: the QP's first path, or, when this
+     * QP's last packet of the flush went to the same peer from another of its paths, that path's
+     * port, so that the ACK and that packet share a system call (the link sends one run of
+     * datagrams per source port; the port of an ACK is only entropy, its path is in the DETH).
+     */
+    private static int ackPort(SrdState s, PacketOut out, int addr) {
+        if (out.committed > 0 && out.lastDestAddr == addr) {
+            int p = out.lastSrcPort;
+            for (int port : s.pathPorts) {
+                if (port == p) {
+                    return p;
+                }
+            }
+        }
+        return s.pathPorts[0];
+    }
+
+    /** Sends every owed ACK now; returns how many. */
     int sendAcks(Qp qp) {
         SrdState s = qp.srd;
+        s.ackHolding = false;
         int n = s.ackingCount;
         PacketOut out = engine.out;
         for (int i = 0; i < n; i++) {
@@ -319,7 +363,7 @@ final class SrdResponder {
                 }
                 buf.set(ValueLayout.JAVA_BYTE, p + b, (byte) bits);
             }
-            out.commitFrom(c.addr, qp.destPort, s.pathPorts[0]);
+            out.commitFrom(c.addr, qp.destPort, ackPort(s, out, c.addr));
             engine.counters.inc(TransportCounters.SRD_ACKS_SENT);
         }
         s.ackingCount = 0;

@@ -24,9 +24,19 @@ public final class SrdState {
     /** Requester contexts with packets in flight or waiting (their timers are looked at). */
     SrdSendContext[] timed = new SrdSendContext[8];
     int timedCount;
-    /** Responder contexts that owe an ACK at the end of this receive batch. */
+    /** Responder contexts that owe an ACK (sent at the end of the cycle, or held: {@link #ackHoldable}). */
     SrdRecvContext[] acking = new SrdRecvContext[8];
     int ackingCount;
+    /**
+     * Every owed ACK is for a SEND that completed a receive: the application is likely to answer,
+     * and an application thread's cycle may hold the ACKs up to {@link #ackHoldNanos} for that
+     * answer to take them along, in one system call (as RC's {@link AckHold} does).
+     */
+    boolean ackHoldable;
+    /** A hold is running, since {@link #ackHeldAt} (engine clock: the end of the cycle that began it). */
+    boolean ackHolding;
+    long ackHeldAt;
+    final long ackHoldNanos;
     /** Per send-queue slot: the context it goes to and the packets resolved / sent so far. */
     final SrdSendContext[] wqeContext;
     final int[] wqeResolved;
@@ -57,6 +67,7 @@ public final class SrdState {
         this.wqeSent = new int[sqSlots];
         this.maxPeers = tuning.srdMaxPeers();
         this.timeoutNanos = tuning.srdTimeoutNanos();
+        this.ackHoldNanos = tuning.ackHoldNanos();
         this.pathSent = new java.util.concurrent.atomic.AtomicLongArray(n);
         this.pathRetransmits = new java.util.concurrent.atomic.AtomicLongArray(n);
         this.pathTimeouts = new java.util.concurrent.atomic.AtomicLongArray(n);
@@ -143,7 +154,9 @@ public final class SrdState {
         c.listed = true;
     }
 
-    void listAcking(SrdRecvContext c) {
+    /** {@code c} owes an ACK; {@code holdable}: for a SEND that completed a receive (see {@link #ackHoldable}). */
+    void listAcking(SrdRecvContext c, boolean holdable) {
+        ackHoldable = ackingCount == 0 ? holdable : ackHoldable && holdable;
         if (c.ackPending) {
             return;
         }
@@ -175,6 +188,7 @@ public final class SrdState {
         timedCount = 0;
         java.util.Arrays.fill(acking, null);
         ackingCount = 0;
+        ackHolding = false;
         java.util.Arrays.fill(wqeContext, null);
         java.util.Arrays.fill(wqeResolved, 0);
         java.util.Arrays.fill(wqeSent, 0);

@@ -37,7 +37,7 @@ final class SrdTransport extends Transport {
 
     @Override
     int serve(Qp qp) {
-        int work = responder.sendAcks(qp);
+        int work = 0; // (the owed ACKs go at the end of the cycle: sendOwedAcks)
         if (qp.state != QpState.ERR) {
             work += requester.timers(qp);
         }
@@ -46,6 +46,11 @@ final class SrdTransport extends Transport {
             requester.checkDrained(qp);
         }
         return work;
+    }
+
+    @Override
+    boolean sendOwedAcks(Qp qp, boolean piggyback, boolean mayHold) {
+        return responder.sendOrHoldAcks(qp, piggyback, mayHold);
     }
 
     @Override

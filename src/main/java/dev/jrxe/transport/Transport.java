@@ -53,6 +53,16 @@ abstract class Transport {
     void onUnregister(Qp qp) {
     }
 
+    /**
+     * The end of a duty cycle: sends the ACKs this QP's responder owes, or keeps them a little
+     * longer and returns true ({@code mayHold}: an application thread drives and will be back;
+     * {@code piggyback}: packets leave in this flush anyway). RC and UC acknowledge through the
+     * engine's own {@link AckHold}; a transport with ACKs of its own overrides this.
+     */
+    boolean sendOwedAcks(Qp qp, boolean piggyback, boolean mayHold) {
+        return false;
+    }
+
     /** Earliest time this QP has work without a packet arriving, or {@code Long.MAX_VALUE}. */
     long nextDeadline(Qp qp) {
         return Long.MAX_VALUE;
