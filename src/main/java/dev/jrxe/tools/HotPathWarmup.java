@@ -1,5 +1,7 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.ib.QpAttrMask;
+import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.ib.Access;
@@ -9,6 +11,7 @@ import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.MemoryRegion;
 import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpAttr;
 import dev.jrxe.verbs.QpCap;
 import dev.jrxe.verbs.QpInitAttr;
 import dev.jrxe.verbs.QueuePair;
@@ -66,6 +69,20 @@ final class HotPathWarmup {
 
         /** Releases what {@link #join} made. */
         void close();
+
+        /**
+         * Whether the QPs start over between episodes ({@link #renew}): SRD's, whose first
+         * exchange with a peer (a new context, the first RTT samples of its paths) takes branches
+         * the rest never takes. Warmed up once only, the JIT compiled them as never taken, and the
+         * measured run, a new peer, began with a deoptimisation of the whole receive path.
+         */
+        default boolean renews() {
+            return false;
+        }
+
+        /** Walks both QPs through RESET back to RTS (they forget their peers); both sides are idle. */
+        default void renew(QueuePair a, QueuePair b) {
+        }
     }
 
     /** Connected QPs of {@code qpType} (RC, UC), joined with {@link RcConnect} at {@code mtuEnum}. */
@@ -103,6 +120,12 @@ final class HotPathWarmup {
      */
     static Pair datagram(java.util.function.BiFunction<ProtectionDomain, QpInitAttr, QueuePair> create, int qpType,
                          int qkey, int headroom) {
+        return datagram(create, qpType, qkey, headroom, false);
+    }
+
+    /** {@link #datagram(java.util.function.BiFunction, int, int, int)}; {@code renews}: see {@link Pair#renews}. */
+    static Pair datagram(java.util.function.BiFunction<ProtectionDomain, QpInitAttr, QueuePair> create, int qpType,
+                         int qkey, int headroom, boolean renews) {
         return new Pair() {
             private AddressHandle ah;
 
@@ -131,6 +154,19 @@ final class HotPathWarmup {
             }
 
             @Override
+            public boolean renews() {
+                return renews;
+            }
+
+            @Override
+            public void renew(QueuePair a, QueuePair b) {
+                a.modify(new QpAttr().state(QpState.RESET), QpAttrMask.STATE);
+                b.modify(new QpAttr().state(QpState.RESET), QpAttrMask.STATE);
+                UdSetup.toRts(a, qkey, 0x100);
+                UdSetup.toRts(b, qkey, 0x200);
+            }
+
+            @Override
             public void close() {
                 if (ah != null) {
                     ah.close();
@@ -155,6 +191,7 @@ final class HotPathWarmup {
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos) {
         long start = System.nanoTime();
         Episodes episodes = new Episodes(roundTrips, start + budgetNanos);
+        boolean renews = pair.renews();
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
             int room = pair.headroom();
@@ -175,6 +212,14 @@ final class HotPathWarmup {
                 RecvWr rb = recvWr(bufB, size + room, mrB);
                 int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
                 int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+                if (renews) {
+                    // (before the sides start: their threads see it)
+                    episodes.between = () -> {
+                        pair.renew(a, b); // their receives are gone with RESET: post them again
+                        PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
+                        PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+                    };
+                }
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
                         side(dev, b, a, pair, cqB, bufB, mrB, rb, routsB, size, inline, false, episodes);
@@ -238,6 +283,9 @@ final class HotPathWarmup {
             if (!episodes.next(ok)) {
                 return;
             }
+            if (pair.renews()) {
+                routs = RECV_DEPTH; // what Episodes#between posted
+            }
         }
     }
 
@@ -288,6 +336,9 @@ final class HotPathWarmup {
         private boolean failed;
         private boolean confirming;
         private long compiledBefore;
+
+        /** Run by the barrier before each further episode, both sides idle (null: nothing). */
+        private Runnable between;
 
         Episodes(int maxRoundTrips, long deadline) {
             this.maxRoundTrips = maxRoundTrips;
@@ -372,6 +423,13 @@ final class HotPathWarmup {
                 pause(SHORT_PAUSE_NANOS);
             }
             length = Math.min(next, maxRoundTrips - roundTrips);
+            if (between != null) {
+                try {
+                    between.run();
+                } catch (RuntimeException e) {
+                    length = 0; // a warm-up that fails only ends the warm-up
+                }
+            }
         }
 
         private void pause(long nanos) {

@@ -27,7 +27,7 @@ public final class SrdPingpongCommand extends UdPingpongCommand {
 
     @Override
     HotPathWarmup.Pair warmupPair() {
-        return HotPathWarmup.datagram((pd, attr) -> SrdDv.createQp(pd, attr, 0), QpType.DRIVER, QKEY, 0);
+        return HotPathWarmup.datagram((pd, attr) -> SrdDv.createQp(pd, attr, 0), QpType.DRIVER, QKEY, 0, true);
     }
 
     @Override

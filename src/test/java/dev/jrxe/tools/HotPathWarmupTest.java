@@ -57,6 +57,65 @@ class HotPathWarmupTest {
     }
 
     @Test
+    void shouldMeetSrdPeersAfreshInEveryEpisode() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            HotPathWarmup.Pair srd = new SrdPingpongCommand().warmupPair();
+            assertThat(srd.renews()).isTrue();
+            assertThat(new UdPingpongCommand().warmupPair().renews()).as("UD has no peer state").isFalse();
+            java.util.concurrent.atomic.AtomicInteger renewals = new java.util.concurrent.atomic.AtomicInteger();
+            HotPathWarmup.Pair counting = new HotPathWarmup.Pair() {
+                @Override
+                public dev.jrxe.verbs.QueuePair create(dev.jrxe.verbs.ProtectionDomain pd,
+                                                       dev.jrxe.verbs.CompletionQueue cq, dev.jrxe.verbs.QpCap cap) {
+                    return srd.create(pd, cq, cap);
+                }
+
+                @Override
+                public void join(Device d, dev.jrxe.verbs.ProtectionDomain pd, dev.jrxe.verbs.QueuePair a,
+                                 dev.jrxe.verbs.QueuePair b) {
+                    srd.join(d, pd, a, b);
+                }
+
+                @Override
+                public void address(dev.jrxe.verbs.SendWr wr, dev.jrxe.verbs.QueuePair to) {
+                    srd.address(wr, to);
+                }
+
+                @Override
+                public int headroom() {
+                    return srd.headroom();
+                }
+
+                @Override
+                public void close() {
+                    srd.close();
+                }
+
+                @Override
+                public boolean renews() {
+                    return true;
+                }
+
+                @Override
+                public void renew(dev.jrxe.verbs.QueuePair a, dev.jrxe.verbs.QueuePair b) {
+                    renewals.incrementAndGet();
+                    srd.renew(a, b);
+                }
+            };
+            int episodes = 3;
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, counting, 64, episodes * HotPathWarmup.SHORT_EPISODE,
+                30_000_000_000L);
+            // every round trip of every episode completed, each episode after the first between
+            // QPs that had just forgotten their peer (RESET and back: new SRD contexts)
+            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
+            assertThat(renewals.get()).isEqualTo(episodes - 1);
+            assertThat(Internals.transportCounters(dev).get(TransportCounters.SRD_PEER_TIMEOUTS)).isZero();
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
     void shouldStopAtItsTimeBudget() throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
