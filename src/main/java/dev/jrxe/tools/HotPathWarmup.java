@@ -38,7 +38,7 @@ final class HotPathWarmup {
     /** Round trips before the JIT's quiet is trusted (the hot methods must have been called often). */
     private static final int MIN_ROUND_TRIPS = 5_000;
     /** A side that saw no completion and no packet for this long gives up (UC does not retransmit). */
-    private static final int STALL_SECONDS = 1;
+    static final int STALL_SECONDS = 1;
     /** Episodes: the first few short, each followed by a deep sleep; then longer ones. */
     static final int SHORT_EPISODE = 300;
     private static final int LONG_EPISODE = 2_000;
@@ -294,7 +294,7 @@ final class HotPathWarmup {
      * processes warm up, four threads busy-poll on what may be 2 cores beside the compiler
      * threads, and without yielding each round trip waits for a time slice.
      */
-    private static int yieldingPoll(PingpongCompletions wcs, CompletionQueue cq, WorkCompletion[] wc,
+    static int yieldingPoll(PingpongCompletions wcs, CompletionQueue cq, WorkCompletion[] wc,
                                     CompletionWatch watch) {
         while (wcs.running()) {
             int ne;
@@ -324,7 +324,7 @@ final class HotPathWarmup {
      * pause must compile nothing, as the measured run should. The budget and the round trips
      * bound all of it.
      */
-    private static final class Episodes {
+    static final class Episodes {
         private final java.util.concurrent.CyclicBarrier meet = new java.util.concurrent.CyclicBarrier(2, this::decide);
         private final JitQuiet jit = new JitQuiet();
         private final int maxRoundTrips;
@@ -445,7 +445,7 @@ final class HotPathWarmup {
         return rwr;
     }
 
-    private static void join(Thread t) {
+    static void join(Thread t) {
         boolean interrupted = false;
         while (true) {
             try {

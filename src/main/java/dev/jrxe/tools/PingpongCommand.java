@@ -35,9 +35,9 @@ import picocli.CommandLine.Parameters;
  * a free loopback address and says so, so that {@code rc-pingpong &} then {@code rc-pingpong
  * localhost} runs; the TCP listener binds {@code --ip}, not every address; and no wait is silent or
  * endless: after 3 s without a completion the tool says so, and after {@code --idle-timeout}
- * seconds (10) it gives up naming the likely causes, where the C tools spin forever. The connected
- * tools (rc, uc) warm their hot path up before the exchange ({@link HotPathWarmup}; skipped with
- * {@code --no-warmup}), so that their measured loop runs compiled code as the C tools' does.
+ * seconds (10) it gives up naming the likely causes, where the C tools spin forever. Every tool
+ * warms its hot path up before the exchange ({@link HotPathWarmup}, srq's {@link SrqWarmup};
+ * skipped with {@code --no-warmup}), so that its measured loop runs compiled code as the C tools' does.
  */
 abstract class PingpongCommand implements Callable<Integer> {
     static final int RECV_WRID = 1;

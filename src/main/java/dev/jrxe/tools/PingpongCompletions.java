@@ -43,6 +43,47 @@ final class PingpongCompletions {
         }
     }
 
+    /**
+     * srq_pingpong's post of QP i's send, shared by srq-pingpong and its warm-up ({@link SrqWarmup})
+     * as {@link PostSend} is. A run posts without limit, as srq_pingpong, whose client may post up
+     * to a send per QP more than {@code -n}; a warm-up episode posts exactly its length
+     * ({@link #limit}), so that it ends with nothing in flight for the next one to find.
+     */
+    static final class PostSends implements Sender {
+        private final dev.jrxe.verbs.QueuePair[] qps;
+        private final dev.jrxe.verbs.SendWr wr;
+        private int limit = Integer.MAX_VALUE;
+        private int posted;
+
+        PostSends(dev.jrxe.verbs.QueuePair[] qps, dev.jrxe.verbs.SendWr wr) {
+            this.qps = qps;
+            this.wr = wr;
+        }
+
+        /** From now on posts at most {@code sends} more (a post beyond them is skipped, and is no failure). */
+        void limit(int sends) {
+            limit = sends;
+            posted = 0;
+        }
+
+        @Override
+        public boolean post(int qpIndex) {
+            if (posted >= limit) {
+                return true;
+            }
+            posted++;
+            return PingpongCommand.postSend(qps[qpIndex], wr);
+        }
+    }
+
+    /** srq_pingpong's pp_post_recv into the shared receive queue, shared as {@link PostSends} is. */
+    record PostSrqRecvs(dev.jrxe.verbs.SharedReceiveQueue srq, dev.jrxe.verbs.RecvWr wr) implements Receiver {
+        @Override
+        public int post(int n) {
+            return SrqPingpongCommand.postSrqRecvs(srq, wr, n);
+        }
+    }
+
     private final PrintWriter err;
     private final int iters;
     private final int rxDepth;

@@ -67,6 +67,11 @@ public final class SrqPingpongCommand extends PingpongCommand {
     @Option(names = {"-o", "--odp"}, order = 110, description = "use on demand paging")
     boolean odp;
 
+    @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two sets "
+        + "of -q QPs of this device, each with its own shared receive queue, exchanging the run's messages until "
+        + "the JIT is quiet, 2.5-5 s, before the exchange with the peer), to see a cold JVM's figures")
+    boolean noWarmup;
+
     @Override
     void optionsAgree() {
         Converters.require(spec, numQp <= rxDepth, String.format(
@@ -159,8 +164,12 @@ public final class SrqPingpongCommand extends PingpongCommand {
             printLocal(d, ',');
         }
         AddressExchange oob = AddressExchange.srq(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
+        Runnable warmUp = () -> warmUp(dev);
+        if (servername != null) {
+            warmUp.run();
+        }
         Dest[] rem = servername != null ? oob.client(servername, port, mine)
-            : oob.server(ip, port, mine, r -> connect(qps, mine, r));
+            : oob.server(ip, port, mine, warmUp, r -> connect(qps, mine, r));
         if (rem == null) {
             return 1;
         }
@@ -180,15 +189,17 @@ public final class SrqPingpongCommand extends PingpongCommand {
         for (int i = 0; i < numQp; i++) {
             qpNums[i] = qps[i].qpNum();
         }
+        // the posters and the loop below are the warm-up's (SrqWarmup): compiled already
+        PingpongCompletions.PostSends sender = new PingpongCompletions.PostSends(qps, swr);
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, numQp, routs, qpNums,
-            i -> postSend(qps[i], swr), n -> postSrqRecvs(srq, rwr, n), watch());
+            sender, new PingpongCompletions.PostSrqRecvs(srq, rwr), watch());
         if (servername != null) {
             if (validate) {
                 markPages(buf, 0, size);
             }
             // the client pings on every QP at once
             for (int i = 0; i < numQp; i++) {
-                if (!postSend(qps[i], swr)) {
+                if (!sender.post(i)) {
                     err.println("Couldn't post send");
                     return 1;
                 }
@@ -205,6 +216,9 @@ public final class SrqPingpongCommand extends PingpongCommand {
         for (int i = 0; i < wc.length; i++) {
             wc[i] = new WorkCompletion();
         }
+        if (!useEvents && wcs.busyPoll(cq, wc) != 0) {
+            return 1;
+        }
         while (wcs.running()) {
             if (!pollRound(channel, cq, wc, wcs)) {
                 return 1;
@@ -216,6 +230,18 @@ public final class SrqPingpongCommand extends PingpongCommand {
         }
         ackCqEvents(cq);
         return close(qps, srq, cq, mr, pd, channel);
+    }
+
+    /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
+    private void warmUp(Device dev) {
+        if (!noWarmup) {
+            try {
+                SrqWarmup.run(dev, numQp, rxDepth, Math.min(size, WARMUP_MAX_SIZE), Mtu.fromBytes(mtu),
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+            } catch (RuntimeException e) {
+                // no resources for the warm-up's QPs, say: the run goes on cold, and reports its own errors
+            }
+        }
     }
 
     private boolean toInit(QueuePair qp, int index) {
@@ -286,7 +312,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
     }
 
     /** srq_pingpong's pp_post_recv: into the shared queue; returns how many went in. */
-    private static int postSrqRecvs(SharedReceiveQueue srq, RecvWr wr, int n) {
+    static int postSrqRecvs(SharedReceiveQueue srq, RecvWr wr, int n) {
         int i = 0;
         try {
             for (; i < n; i++) {

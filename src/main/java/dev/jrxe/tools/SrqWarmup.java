@@ -1,0 +1,182 @@
+package dev.jrxe.tools;
+
+import dev.jrxe.ib.Access;
+import dev.jrxe.ib.QpType;
+import dev.jrxe.ib.SendFlags;
+import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.verbs.CompletionQueue;
+import dev.jrxe.verbs.Device;
+import dev.jrxe.verbs.MemoryRegion;
+import dev.jrxe.verbs.ProtectionDomain;
+import dev.jrxe.verbs.QpCap;
+import dev.jrxe.verbs.QpInitAttr;
+import dev.jrxe.verbs.QueuePair;
+import dev.jrxe.verbs.RcConnect;
+import dev.jrxe.verbs.RecvWr;
+import dev.jrxe.verbs.SendWr;
+import dev.jrxe.verbs.SharedReceiveQueue;
+import dev.jrxe.verbs.WorkCompletion;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * srq-pingpong's untimed warm-up: {@link HotPathWarmup}'s, shaped as srq_pingpong's run. Two sides
+ * of the tool's own device each have a CQ, a shared receive queue and {@code numQp} RC QPs that
+ * take their receives from it, QP i of one side joined to QP i of the other; one side pings on
+ * every QP at once and each QP answers, through the tool's own completion handling (the QPs
+ * matched by number) and posters ({@link PingpongCompletions.PostSends},
+ * {@link PingpongCompletions.PostSrqRecvs}), in HotPathWarmup's episodes until the JIT is quiet.
+ * Each episode posts exactly its length of sends per side, so it ends with nothing in flight.
+ */
+final class SrqWarmup {
+    private SrqWarmup() {
+    }
+
+    /** One side: its CQ, SRQ, QPs, buffer and posters. */
+    private static final class Side implements AutoCloseable {
+        final CompletionQueue cq;
+        final SharedReceiveQueue srq;
+        final QueuePair[] qps;
+        final int[] qpNums;
+        final MemoryRegion mr;
+        final RecvWr rwr;
+        final SendWr swr = new SendWr(1);
+        final PingpongCompletions.PostSends sender;
+        final PingpongCompletions.PostSrqRecvs receiver;
+        int routs;
+
+        Side(Device dev, ProtectionDomain pd, Arena arena, int numQp, int rxDepth, int size) {
+            MemorySegment buf = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
+            QueuePair[] made = new QueuePair[numQp];
+            CompletionQueue c = null;
+            SharedReceiveQueue q = null;
+            MemoryRegion m = null;
+            try {
+                m = pd.registerMemory(buf, Access.LOCAL_WRITE);
+                c = dev.createCq(rxDepth + numQp);
+                q = pd.createSrq(new SharedReceiveQueue.Attr(rxDepth, 1, 0));
+                for (int i = 0; i < numQp; i++) {
+                    QpInitAttr init = new QpInitAttr(QpType.RC, c, c, new QpCap(1, 0, 1, 0, 0));
+                    init.srq = q;
+                    made[i] = pd.createQp(init);
+                }
+            } catch (RuntimeException e) {
+                closeAll(made, q, c, m);
+                throw e;
+            }
+            cq = c;
+            srq = q;
+            mr = m;
+            qps = made;
+            qpNums = new int[numQp];
+            boolean inline = false;
+            for (int i = 0; i < numQp; i++) {
+                qpNums[i] = qps[i].qpNum();
+                inline |= qps[i].cap().maxInlineData >= size; // as the tool decides
+            }
+            rwr = new RecvWr(1).sge(buf.address(), size, mr.lkey());
+            rwr.wrId = PingpongCommand.RECV_WRID;
+            swr.sge(buf.address(), size, mr.lkey());
+            swr.wrId = PingpongCommand.SEND_WRID;
+            swr.opcode = WrOpcode.SEND;
+            swr.sendFlags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
+            sender = new PingpongCompletions.PostSends(qps, swr);
+            receiver = new PingpongCompletions.PostSrqRecvs(srq, rwr);
+        }
+
+        @Override
+        public void close() {
+            closeAll(qps, srq, cq, mr);
+        }
+
+        private static void closeAll(QueuePair[] qps, SharedReceiveQueue srq, CompletionQueue cq, MemoryRegion mr) {
+            for (QueuePair qp : qps) {
+                if (qp != null) {
+                    qp.close();
+                }
+            }
+            if (srq != null) {
+                srq.close();
+            }
+            if (cq != null) {
+                cq.close();
+            }
+            if (mr != null) {
+                mr.close();
+            }
+        }
+    }
+
+    /**
+     * Runs the exchange between two fresh sides of {@code numQp} QPs on {@code dev} until the JIT
+     * is quiet, {@code roundTrips} (exchanges of all QPs together, as {@code -n} counts) are done
+     * or {@code budgetNanos} passed; everything it created is gone when it returns.
+     */
+    static HotPathWarmup.Result run(Device dev, int numQp, int rxDepth, int size, int mtuEnum, int roundTrips,
+                                    long budgetNanos) {
+        long start = System.nanoTime();
+        HotPathWarmup.Episodes episodes = new HotPathWarmup.Episodes(roundTrips, start + budgetNanos);
+        try (Arena arena = Arena.ofShared()) {
+            ProtectionDomain pd = dev.allocPd();
+            try (Side a = new Side(dev, pd, arena, numQp, rxDepth, size);
+                 Side b = new Side(dev, pd, arena, numQp, rxDepth, size)) {
+                RcConnect rc = new RcConnect().pathMtu(mtuEnum);
+                for (int i = 0; i < numQp; i++) {
+                    rc.pair(a.qps[i], 0x100 + i, b.qps[i], 0x200 + i);
+                }
+                a.routs = a.receiver.post(rxDepth);
+                b.routs = b.receiver.post(rxDepth);
+                Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
+                    try {
+                        play(dev, b, rxDepth, false, episodes);
+                    } catch (RuntimeException e) {
+                        episodes.abandon(); // a warm-up that fails only ends the warm-up
+                    }
+                });
+                try {
+                    play(dev, a, rxDepth, true, episodes);
+                } catch (RuntimeException e) {
+                    episodes.abandon();
+                } finally {
+                    HotPathWarmup.join(responder);
+                }
+            } finally {
+                pd.close();
+            }
+        }
+        return new HotPathWarmup.Result(episodes.roundTrips(), System.nanoTime() - start);
+    }
+
+    /** One side's episodes: srq-pingpong's run, the initiator as its client. */
+    private static void play(Device dev, Side s, int rxDepth, boolean initiator, HotPathWarmup.Episodes episodes) {
+        int numQp = s.qps.length;
+        PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
+        CompletionWatch watch = CompletionWatch.of(quiet, "warm-up", 0, HotPathWarmup.STALL_SECONDS, dev);
+        WorkCompletion[] wc = new WorkCompletion[numQp + rxDepth]; // the tool's
+        for (int i = 0; i < wc.length; i++) {
+            wc[i] = new WorkCompletion();
+        }
+        int length;
+        while ((length = episodes.length()) > 0) {
+            s.sender.limit(length);
+            PingpongCompletions wcs = new PingpongCompletions(quiet, length, rxDepth, numQp, s.routs, s.qpNums,
+                s.sender, s.receiver, watch);
+            boolean ok = true;
+            for (int i = 0; i < numQp; i++) {
+                if (initiator) {
+                    ok &= s.sender.post(i);
+                    wcs.expect(i, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
+                } else {
+                    wcs.expect(i, PingpongCommand.RECV_WRID);
+                }
+            }
+            ok = ok && (episodes.yielding() ? HotPathWarmup.yieldingPoll(wcs, s.cq, wc, watch)
+                : wcs.busyPoll(s.cq, wc)) == 0;
+            s.routs = wcs.outstandingReceives();
+            if (!episodes.next(ok)) {
+                return;
+            }
+        }
+    }
+}
