@@ -105,9 +105,11 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
                 return 1;
             }
         }
+        // the warm-up registers its buffers as the run does
+        HotPathWarmup.Memory memory = new HotPathWarmup.Memory(access, implicitOdp);
         MemoryRegion mr;
         try {
-            mr = implicitOdp ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf, access);
+            mr = memory.register(pd, buf);
         } catch (VerbsException e) {
             err.println("Couldn't register MR");
             return 1;
@@ -163,7 +165,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         Dest me = new Dest(lid, qp.qpNum(), new SecureRandom().nextInt() & 0xFFFFFF, myGid);
         printLocal(me, ',');
         AddressExchange oob = AddressExchange.single(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
-        Runnable warmUp = () -> warmUp(dev, mtuEnum);
+        Runnable warmUp = () -> warmUp(dev, mtuEnum, memory);
         if (servername != null) {
             warmUp.run();
         }
@@ -291,12 +293,12 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     }
 
     /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
-    private void warmUp(Device dev, int mtuEnum) {
+    private void warmUp(Device dev, int mtuEnum, HotPathWarmup.Memory memory) {
         if (!noWarmup) {
             try {
                 // the per-packet path is what needs compiling: a huge -s would only cost memory and time
-                HotPathWarmup.run(dev, qpType(), Math.min(size, WARMUP_MAX_SIZE), mtuEnum, WARMUP_ROUND_TRIPS,
-                    WARMUP_BUDGET_NANOS);
+                HotPathWarmup.run(dev, HotPathWarmup.connected(qpType(), mtuEnum), Math.min(size, WARMUP_MAX_SIZE),
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
             }

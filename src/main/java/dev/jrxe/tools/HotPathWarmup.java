@@ -189,16 +189,89 @@ final class HotPathWarmup {
 
     /** {@link #run(Device, int, int, int, int, long)} with QPs made and joined as {@code pair} says. */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos) {
+        return run(dev, pair, size, roundTrips, budgetNanos, Memory.PINNED);
+    }
+
+    /**
+     * How the warm-up registers its buffers: as the run registers its own (rc-pingpong's {@code -o}
+     * and {@code -O}), so that the memory path the run takes (ODP's translation, an implicit
+     * region's children) is compiled too.
+     *
+     * @param access   the registration's access flags
+     * @param implicit an implicit ODP region over the whole address space instead of the buffer
+     */
+    record Memory(int access, boolean implicit) {
+        static final Memory PINNED = new Memory(Access.LOCAL_WRITE, false);
+
+        MemoryRegion register(ProtectionDomain pd, MemorySegment buf) {
+            return implicit ? pd.registerMemory(0, -1L, access) : pd.registerMemory(buf, access);
+        }
+
+        /**
+         * Whether each episode takes fresh memory: an ODP region's first touch of a page (an
+         * implicit one's first touch of a 2 MiB child) takes branches the rest never takes, and,
+         * warmed up on one region only, the JIT compiled them as never taken: the run, on a
+         * region of its own, began with a deoptimisation of the memory path.
+         */
+        boolean renews() {
+            return (access & Access.ON_DEMAND) != 0;
+        }
+    }
+
+    /**
+     * A side's buffer and what names it: replaced between episodes when {@link Memory#renews}
+     * (the regions before stay registered until the end, for the receives still posted on them).
+     */
+    private static final class Buffers {
+        private final java.util.List<MemoryRegion> regions = new java.util.ArrayList<>();
+        private final Arena arena;
+        private final ProtectionDomain pd;
+        private final Memory memory;
+        private final int bytes;
+        private final int sendOffset;
+        private final int sendLength;
+        final RecvWr rwr;
+        final SendWr swr = new SendWr(1);
+
+        /** {@code bytes} received; the send takes {@code sendLength} from {@code sendOffset} (after UD's GRH room). */
+        Buffers(Arena arena, ProtectionDomain pd, Memory memory, int bytes, int sendOffset, int sendLength) {
+            this.arena = arena;
+            this.pd = pd;
+            this.memory = memory;
+            this.bytes = bytes;
+            this.sendOffset = sendOffset;
+            this.sendLength = sendLength;
+            this.rwr = new RecvWr(1);
+            rwr.wrId = PingpongCommand.RECV_WRID;
+            renew();
+        }
+
+        /** A new buffer and region; the receive and the send name them from now on. */
+        void renew() {
+            MemorySegment buf = arena.allocate(bytes, PingpongCommand.PAGE_SIZE);
+            MemoryRegion mr = memory.register(pd, buf);
+            regions.add(mr);
+            rwr.sge(buf.address(), bytes, mr.lkey());
+            swr.sge(buf.address() + sendOffset, sendLength, mr.lkey());
+        }
+
+        void close() {
+            for (MemoryRegion mr : regions) {
+                mr.close();
+            }
+        }
+    }
+
+    /** {@link #run(Device, Pair, int, int, long)} with buffers registered as {@code memory} says. */
+    static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory) {
         long start = System.nanoTime();
         Episodes episodes = new Episodes(roundTrips, start + budgetNanos);
         boolean renews = pair.renews();
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
             int room = pair.headroom();
-            MemorySegment bufA = arena.allocate(Math.max(size + room, 1), PingpongCommand.PAGE_SIZE);
-            MemorySegment bufB = arena.allocate(Math.max(size + room, 1), PingpongCommand.PAGE_SIZE);
-            MemoryRegion mrA = pd.registerMemory(bufA, Access.LOCAL_WRITE);
-            MemoryRegion mrB = pd.registerMemory(bufB, Access.LOCAL_WRITE);
+            Buffers bufA = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
+            Buffers bufB = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
             CompletionQueue cqA = dev.createCq(RECV_DEPTH + 1);
             CompletionQueue cqB = dev.createCq(RECV_DEPTH + 1);
             QueuePair a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
@@ -208,27 +281,34 @@ final class HotPathWarmup {
                 boolean inline = a.cap().maxInlineData >= size;
                 // both sides' receives first: a UC message that finds none is dropped, and nothing
                 // would ever answer it
-                RecvWr ra = recvWr(bufA, size + room, mrA);
-                RecvWr rb = recvWr(bufB, size + room, mrB);
+                RecvWr ra = bufA.rwr;
+                RecvWr rb = bufB.rwr;
                 int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
                 int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
-                if (renews) {
+                boolean freshMemory = memory.renews();
+                if (renews || freshMemory) {
                     // (before the sides start: their threads see it)
                     episodes.between = () -> {
-                        pair.renew(a, b); // their receives are gone with RESET: post them again
-                        PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
-                        PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+                        if (freshMemory) {
+                            bufA.renew();
+                            bufB.renew();
+                        }
+                        if (renews) {
+                            pair.renew(a, b); // their receives are gone with RESET: post them again
+                            PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
+                            PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+                        }
                     };
                 }
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
-                        side(dev, b, a, pair, cqB, bufB, mrB, rb, routsB, size, inline, false, episodes);
+                        side(dev, b, a, pair, cqB, bufB, routsB, size, inline, false, episodes);
                     } catch (RuntimeException e) {
                         episodes.abandon(); // a warm-up that fails only ends the warm-up
                     }
                 });
                 try {
-                    side(dev, a, b, pair, cqA, bufA, mrA, ra, routsA, size, inline, true, episodes);
+                    side(dev, a, b, pair, cqA, bufA, routsA, size, inline, true, episodes);
                 } catch (RuntimeException e) {
                     episodes.abandon();
                 } finally {
@@ -240,8 +320,8 @@ final class HotPathWarmup {
                 pair.close();
                 cqA.close();
                 cqB.close();
-                mrA.close();
-                mrB.close();
+                bufA.close();
+                bufB.close();
                 pd.close();
             }
         }
@@ -255,9 +335,9 @@ final class HotPathWarmup {
      * each run ({@code initiator}) plays the client.
      */
     private static void side(Device dev, QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq,
-                             MemorySegment buf, MemoryRegion mr, RecvWr rwr, int routs, int size, boolean inline,
-                             boolean initiator, Episodes episodes) {
-        SendWr swr = new SendWr(1).sge(buf.address() + pair.headroom(), size, mr.lkey());
+                             Buffers buf, int routs, int size, boolean inline, boolean initiator, Episodes episodes) {
+        SendWr swr = buf.swr;
+        RecvWr rwr = buf.rwr;
         pair.address(swr, peer);
         swr.wrId = PingpongCommand.SEND_WRID;
         swr.opcode = WrOpcode.SEND;
@@ -338,7 +418,7 @@ final class HotPathWarmup {
         private long compiledBefore;
 
         /** Run by the barrier before each further episode, both sides idle (null: nothing). */
-        private Runnable between;
+        Runnable between;
 
         Episodes(int maxRoundTrips, long deadline) {
             this.maxRoundTrips = maxRoundTrips;
@@ -437,12 +517,6 @@ final class HotPathWarmup {
                 java.util.concurrent.locks.LockSupport.parkNanos(nanos);
             }
         }
-    }
-
-    private static RecvWr recvWr(MemorySegment buf, int size, MemoryRegion mr) {
-        RecvWr rwr = new RecvWr(1).sge(buf.address(), size, mr.lkey());
-        rwr.wrId = PingpongCommand.RECV_WRID;
-        return rwr;
     }
 
     static void join(Thread t) {

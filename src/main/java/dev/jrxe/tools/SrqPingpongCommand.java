@@ -96,9 +96,11 @@ public final class SrqPingpongCommand extends PingpongCommand {
         }
         CompletionChannel channel = useEvents ? dev.createCompChannel() : null;
         ProtectionDomain pd = dev.allocPd();
+        // the warm-up registers its buffers as the run does
+        HotPathWarmup.Memory memory = new HotPathWarmup.Memory(access, false);
         MemoryRegion mr;
         try {
-            mr = pd.registerMemory(buf, access);
+            mr = memory.register(pd, buf);
         } catch (VerbsException e) {
             err.println("Couldn't register MR");
             return 1;
@@ -164,7 +166,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
             printLocal(d, ',');
         }
         AddressExchange oob = AddressExchange.srq(err, Main.qualifiedName(spec.commandLine()), idleTimeout);
-        Runnable warmUp = () -> warmUp(dev);
+        Runnable warmUp = () -> warmUp(dev, memory);
         if (servername != null) {
             warmUp.run();
         }
@@ -233,11 +235,11 @@ public final class SrqPingpongCommand extends PingpongCommand {
     }
 
     /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
-    private void warmUp(Device dev) {
+    private void warmUp(Device dev, HotPathWarmup.Memory memory) {
         if (!noWarmup) {
             try {
                 SrqWarmup.run(dev, numQp, rxDepth, Math.min(size, WARMUP_MAX_SIZE), Mtu.fromBytes(mtu),
-                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory);
             } catch (RuntimeException e) {
                 // no resources for the warm-up's QPs, say: the run goes on cold, and reports its own errors
             }

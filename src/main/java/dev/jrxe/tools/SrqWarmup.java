@@ -1,6 +1,5 @@
 package dev.jrxe.tools;
 
-import dev.jrxe.ib.Access;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
@@ -39,21 +38,27 @@ final class SrqWarmup {
         final SharedReceiveQueue srq;
         final QueuePair[] qps;
         final int[] qpNums;
-        final MemoryRegion mr;
+        final java.util.List<MemoryRegion> regions = new java.util.ArrayList<>();
+        private final Arena arena;
+        private final ProtectionDomain pd;
+        private final HotPathWarmup.Memory memory;
+        private final int size;
         final RecvWr rwr;
         final SendWr swr = new SendWr(1);
         final PingpongCompletions.PostSends sender;
         final PingpongCompletions.PostSrqRecvs receiver;
         int routs;
 
-        Side(Device dev, ProtectionDomain pd, Arena arena, int numQp, int rxDepth, int size) {
-            MemorySegment buf = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
+        Side(Device dev, ProtectionDomain pd, Arena arena, int numQp, int rxDepth, int size,
+             HotPathWarmup.Memory memory) {
+            this.arena = arena;
+            this.pd = pd;
+            this.memory = memory;
+            this.size = size;
             QueuePair[] made = new QueuePair[numQp];
             CompletionQueue c = null;
             SharedReceiveQueue q = null;
-            MemoryRegion m = null;
             try {
-                m = pd.registerMemory(buf, Access.LOCAL_WRITE);
                 c = dev.createCq(rxDepth + numQp);
                 q = pd.createSrq(new SharedReceiveQueue.Attr(rxDepth, 1, 0));
                 for (int i = 0; i < numQp; i++) {
@@ -62,12 +67,11 @@ final class SrqWarmup {
                     made[i] = pd.createQp(init);
                 }
             } catch (RuntimeException e) {
-                closeAll(made, q, c, m);
+                closeAll(made, q, c, regions);
                 throw e;
             }
             cq = c;
             srq = q;
-            mr = m;
             qps = made;
             qpNums = new int[numQp];
             boolean inline = false;
@@ -75,9 +79,14 @@ final class SrqWarmup {
                 qpNums[i] = qps[i].qpNum();
                 inline |= qps[i].cap().maxInlineData >= size; // as the tool decides
             }
-            rwr = new RecvWr(1).sge(buf.address(), size, mr.lkey());
+            rwr = new RecvWr(1);
             rwr.wrId = PingpongCommand.RECV_WRID;
-            swr.sge(buf.address(), size, mr.lkey());
+            try {
+                renew();
+            } catch (RuntimeException e) {
+                closeAll(qps, srq, cq, regions);
+                throw e;
+            }
             swr.wrId = PingpongCommand.SEND_WRID;
             swr.opcode = WrOpcode.SEND;
             swr.sendFlags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
@@ -85,12 +94,25 @@ final class SrqWarmup {
             receiver = new PingpongCompletions.PostSrqRecvs(srq, rwr);
         }
 
-        @Override
-        public void close() {
-            closeAll(qps, srq, cq, mr);
+        /**
+         * A new buffer and region that the receive and the send name from now on (see
+         * {@link HotPathWarmup.Memory#renews}); the regions before stay, for the receives posted on them.
+         */
+        void renew() {
+            MemorySegment buf = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
+            MemoryRegion mr = memory.register(pd, buf);
+            regions.add(mr);
+            rwr.sge(buf.address(), size, mr.lkey());
+            swr.sge(buf.address(), size, mr.lkey());
         }
 
-        private static void closeAll(QueuePair[] qps, SharedReceiveQueue srq, CompletionQueue cq, MemoryRegion mr) {
+        @Override
+        public void close() {
+            closeAll(qps, srq, cq, regions);
+        }
+
+        private static void closeAll(QueuePair[] qps, SharedReceiveQueue srq, CompletionQueue cq,
+                                     java.util.List<MemoryRegion> regions) {
             for (QueuePair qp : qps) {
                 if (qp != null) {
                     qp.close();
@@ -102,7 +124,7 @@ final class SrqWarmup {
             if (cq != null) {
                 cq.close();
             }
-            if (mr != null) {
+            for (MemoryRegion mr : regions) {
                 mr.close();
             }
         }
@@ -115,18 +137,30 @@ final class SrqWarmup {
      */
     static HotPathWarmup.Result run(Device dev, int numQp, int rxDepth, int size, int mtuEnum, int roundTrips,
                                     long budgetNanos) {
+        return run(dev, numQp, rxDepth, size, mtuEnum, roundTrips, budgetNanos, HotPathWarmup.Memory.PINNED);
+    }
+
+    /** {@link #run(Device, int, int, int, int, int, long)} with buffers registered as {@code memory} says. */
+    static HotPathWarmup.Result run(Device dev, int numQp, int rxDepth, int size, int mtuEnum, int roundTrips,
+                                    long budgetNanos, HotPathWarmup.Memory memory) {
         long start = System.nanoTime();
         HotPathWarmup.Episodes episodes = new HotPathWarmup.Episodes(roundTrips, start + budgetNanos);
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
-            try (Side a = new Side(dev, pd, arena, numQp, rxDepth, size);
-                 Side b = new Side(dev, pd, arena, numQp, rxDepth, size)) {
+            try (Side a = new Side(dev, pd, arena, numQp, rxDepth, size, memory);
+                 Side b = new Side(dev, pd, arena, numQp, rxDepth, size, memory)) {
                 RcConnect rc = new RcConnect().pathMtu(mtuEnum);
                 for (int i = 0; i < numQp; i++) {
                     rc.pair(a.qps[i], 0x100 + i, b.qps[i], 0x200 + i);
                 }
                 a.routs = a.receiver.post(rxDepth);
                 b.routs = b.receiver.post(rxDepth);
+                if (memory.renews()) {
+                    episodes.between = () -> {
+                        a.renew();
+                        b.renew();
+                    };
+                }
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
                         play(dev, b, rxDepth, false, episodes);

@@ -3,6 +3,7 @@ package dev.jrxe.tools;
 import dev.jrxe.internal.Internals;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jrxe.ib.Access;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.transport.TransportCounters;
@@ -111,6 +112,24 @@ class HotPathWarmupTest {
             assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
             assertThat(renewals.get()).isEqualTo(episodes - 1);
             assertThat(Internals.transportCounters(dev).get(TransportCounters.SRD_PEER_TIMEOUTS)).isZero();
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
+    void shouldRegisterAsTheRunDoesAndTouchOdpMemoryAfreshInEveryEpisode() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            HotPathWarmup.Memory odp = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, false);
+            assertThat(odp.renews()).isTrue();
+            assertThat(HotPathWarmup.Memory.PINNED.renews()).isFalse();
+            int episodes = 3;
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
+                episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, odp);
+            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
+            // a first touch of fresh ODP memory on each side in every episode, as the run's first
+            // message takes on its own region (one region for the whole warm-up: 2 faults in all)
+            assertThat(Internals.keys(dev).counters().pageFaults()).isGreaterThanOrEqualTo(2L * episodes);
             assertThat(dev.liveQps()).isZero();
         }
     }

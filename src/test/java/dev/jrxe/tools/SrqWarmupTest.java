@@ -2,6 +2,7 @@ package dev.jrxe.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jrxe.ib.Access;
 import dev.jrxe.ib.Mtu;
 import dev.jrxe.internal.Internals;
 import dev.jrxe.transport.TransportCounters;
@@ -40,6 +41,20 @@ class SrqWarmupTest {
             HotPathWarmup.Result r = SrqWarmup.run(dev, 16, 32, 64, Mtu.MTU_1024, 8, 30_000_000_000L);
             assertThat(r.roundTrips()).isEqualTo(8);
             assertThat(Internals.transportCounters(dev).get(TransportCounters.RDMA_RECVS)).isEqualTo(16);
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
+    void shouldTouchOdpMemoryAfreshInEveryEpisode() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            HotPathWarmup.Memory odp = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, false);
+            int episodes = 3;
+            HotPathWarmup.Result r = SrqWarmup.run(dev, 4, 16, 4096, Mtu.MTU_1024,
+                episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, odp);
+            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
+            assertThat(Internals.keys(dev).counters().pageFaults()).isGreaterThanOrEqualTo(2L * episodes);
             assertThat(dev.liveQps()).isZero();
         }
     }
