@@ -50,8 +50,11 @@ final class PerftestPair {
             try (ToolProcess c = ToolProcess.start(client.toArray(String[]::new))) {
                 int clientRc = c.await(120, TimeUnit.SECONDS);
                 int serverRc = s.await(120, TimeUnit.SECONDS);
-                assertThat(clientRc).as("client exit code, output:%n%s", c.output()).isZero();
-                assertThat(serverRc).as("server exit code, output:%n%s", s.output()).isZero();
+                // each side's failure is often the other's doing: both outputs, whichever failed
+                assertThat(clientRc).as("client exit code, output:%n%s%nserver (exit %d), output:%n%s", c.output(),
+                    serverRc, s.output()).isZero();
+                assertThat(serverRc).as("server exit code, output:%n%s%nclient output:%n%s", s.output(),
+                    c.output()).isZero();
                 return List.of(s.lines(), c.lines());
             }
         }
