@@ -222,7 +222,7 @@ final class HotPathWarmup {
      * A side's buffer and what names it: replaced between episodes when {@link Memory#renews}
      * (the regions before stay registered until the end, for the receives still posted on them).
      */
-    private static final class Buffers {
+    static final class Buffers {
         private final java.util.List<MemoryRegion> regions = new java.util.ArrayList<>();
         private final Arena arena;
         private final ProtectionDomain pd;

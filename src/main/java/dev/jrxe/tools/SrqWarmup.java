@@ -5,19 +5,16 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
-import dev.jrxe.verbs.MemoryRegion;
 import dev.jrxe.verbs.ProtectionDomain;
 import dev.jrxe.verbs.QpCap;
 import dev.jrxe.verbs.QpInitAttr;
 import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RcConnect;
-import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.SharedReceiveQueue;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
  * srq-pingpong's untimed warm-up: {@link HotPathWarmup}'s, shaped as srq_pingpong's run. Two sides
@@ -38,23 +35,14 @@ final class SrqWarmup {
         final SharedReceiveQueue srq;
         final QueuePair[] qps;
         final int[] qpNums;
-        final java.util.List<MemoryRegion> regions = new java.util.ArrayList<>();
-        private final Arena arena;
-        private final ProtectionDomain pd;
-        private final HotPathWarmup.Memory memory;
-        private final int size;
-        final RecvWr rwr;
-        final SendWr swr = new SendWr(1);
+        /** The buffer the receives and sends name, fresh each episode with ODP ({@link HotPathWarmup.Memory#renews}). */
+        final HotPathWarmup.Buffers buffers;
         final PingpongCompletions.PostSends sender;
         final PingpongCompletions.PostSrqRecvs receiver;
         int routs;
 
         Side(Device dev, ProtectionDomain pd, Arena arena, int numQp, int rxDepth, int size,
              HotPathWarmup.Memory memory) {
-            this.arena = arena;
-            this.pd = pd;
-            this.memory = memory;
-            this.size = size;
             QueuePair[] made = new QueuePair[numQp];
             CompletionQueue c = null;
             SharedReceiveQueue q = null;
@@ -67,7 +55,7 @@ final class SrqWarmup {
                     made[i] = pd.createQp(init);
                 }
             } catch (RuntimeException e) {
-                closeAll(made, q, c, regions);
+                closeAll(made, q, c, null);
                 throw e;
             }
             cq = c;
@@ -79,40 +67,27 @@ final class SrqWarmup {
                 qpNums[i] = qps[i].qpNum();
                 inline |= qps[i].cap().maxInlineData >= size; // as the tool decides
             }
-            rwr = new RecvWr(1);
-            rwr.wrId = PingpongCommand.RECV_WRID;
             try {
-                renew();
+                buffers = new HotPathWarmup.Buffers(arena, pd, memory, Math.max(size, 1), 0, size);
             } catch (RuntimeException e) {
-                closeAll(qps, srq, cq, regions);
+                closeAll(qps, srq, cq, null);
                 throw e;
             }
+            SendWr swr = buffers.swr;
             swr.wrId = PingpongCommand.SEND_WRID;
             swr.opcode = WrOpcode.SEND;
             swr.sendFlags = SendFlags.SIGNALED | (inline ? SendFlags.INLINE : 0);
             sender = new PingpongCompletions.PostSends(qps, swr);
-            receiver = new PingpongCompletions.PostSrqRecvs(srq, rwr);
-        }
-
-        /**
-         * A new buffer and region that the receive and the send name from now on (see
-         * {@link HotPathWarmup.Memory#renews}); the regions before stay, for the receives posted on them.
-         */
-        void renew() {
-            MemorySegment buf = arena.allocate(Math.max(size, 1), PingpongCommand.PAGE_SIZE);
-            MemoryRegion mr = memory.register(pd, buf);
-            regions.add(mr);
-            rwr.sge(buf.address(), size, mr.lkey());
-            swr.sge(buf.address(), size, mr.lkey());
+            receiver = new PingpongCompletions.PostSrqRecvs(srq, buffers.rwr);
         }
 
         @Override
         public void close() {
-            closeAll(qps, srq, cq, regions);
+            closeAll(qps, srq, cq, buffers);
         }
 
         private static void closeAll(QueuePair[] qps, SharedReceiveQueue srq, CompletionQueue cq,
-                                     java.util.List<MemoryRegion> regions) {
+                                     HotPathWarmup.Buffers buffers) {
             for (QueuePair qp : qps) {
                 if (qp != null) {
                     qp.close();
@@ -124,8 +99,8 @@ final class SrqWarmup {
             if (cq != null) {
                 cq.close();
             }
-            for (MemoryRegion mr : regions) {
-                mr.close();
+            if (buffers != null) {
+                buffers.close();
             }
         }
     }
@@ -157,8 +132,8 @@ final class SrqWarmup {
                 b.routs = b.receiver.post(rxDepth);
                 if (memory.renews()) {
                     episodes.between = () -> {
-                        a.renew();
-                        b.renew();
+                        a.buffers.renew();
+                        b.buffers.renew();
                     };
                 }
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
