@@ -80,6 +80,9 @@ final class PerftestOob implements Closeable {
     static final String VERSION = "6.06";
     static final int VERSION_BYTES = 16;
     static final int STEP_TIMEOUT_MILLIS = 60_000;
+
+    /** How long a client does its {@link Meanwhile} work at most before it just waits for the peer. */
+    static final long MEANWHILE_NANOS = 10_000_000_000L;
     /** What each side writes after the closing handshake over TCP, and nobody reads (perftest's ctx_close_connection). */
     static final byte[] DONE = "done\0".getBytes(StandardCharsets.US_ASCII);
 
@@ -156,9 +159,18 @@ final class PerftestOob implements Closeable {
 
     /** One lock-step exchange: the client writes then reads, the server reads then writes. */
     byte[] exchange(byte[] mine) throws IOException {
+        return exchange(mine, null);
+    }
+
+    private byte[] exchange(byte[] mine, Meanwhile meanwhile) throws IOException {
         byte[] theirs = new byte[mine.length];
         if (client) {
             channel.write(mine);
+            // bounded: a TCP peer that is gone is never "available"; its EOF shows in the read
+            long until = System.nanoTime() + MEANWHILE_NANOS;
+            while (meanwhile != null && !channel.available() && System.nanoTime() - until < 0) {
+                meanwhile.step();
+            }
             channel.readFully(theirs);
         } else {
             channel.readFully(theirs);
@@ -217,8 +229,17 @@ final class PerftestOob implements Closeable {
 
     /** One handshake: this side's record for the peer's. */
     PerftestRecord handshake(PerftestRecord mine) throws IOException {
-        return cmGidIndex < 0 ? PerftestRecord.decode(exchange(mine.encode()))
-            : PerftestRecord.decodeCm(exchange(mine.encodeCm(cmGidIndex)));
+        return handshake(mine, null);
+    }
+
+    /**
+     * One handshake; a client runs {@code meanwhile} (if not null) after writing its record until
+     * the peer's has come: what it must keep doing until the peer has stopped (see
+     * {@link PerftestRun#receiveMeanwhile}).
+     */
+    PerftestRecord handshake(PerftestRecord mine, Meanwhile meanwhile) throws IOException {
+        return cmGidIndex < 0 ? PerftestRecord.decode(exchange(mine.encode(), meanwhile))
+            : PerftestRecord.decodeCm(exchange(mine.encodeCm(cmGidIndex), meanwhile));
     }
 
     /**
@@ -226,10 +247,22 @@ final class PerftestOob implements Closeable {
      * the peer does not read (over rdma_cm, the handshake alone).
      */
     void closeConnection(PerftestRecord mine) throws IOException {
-        handshake(mine);
+        closeConnection(mine, null);
+    }
+
+    /** {@link #closeConnection}, a client running {@code meanwhile} while it waits for the peer's record. */
+    void closeConnection(PerftestRecord mine, Meanwhile meanwhile) throws IOException {
+        handshake(mine, meanwhile);
         if (cmGidIndex < 0) {
             channel.write(DONE);
         }
+    }
+
+    /** Work a client does while it waits for the peer's half of an exchange. */
+    @FunctionalInterface
+    interface Meanwhile {
+        /** One step of the work (it returns soon: the channel is asked again after each). */
+        void step() throws IOException;
     }
 
     /** The bandwidth report: size, iterations (u64), peak, average and message rate (doubles), big-endian, one at a time. */

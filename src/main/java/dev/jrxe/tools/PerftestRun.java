@@ -265,6 +265,25 @@ final class PerftestRun implements AutoCloseable {
         qps[q].postRecv(r);
     }
 
+    /**
+     * One step of a bidirectional duration client's wait for the server to stop (its
+     * {@link PerftestOob.Meanwhile}): the server's clock started with the first message, later than
+     * this side's, so it sends on after this side has stopped; each receive that completes is posted
+     * again so that none of its messages finds the queue empty (an RNR NAK it would retry until its
+     * stall timeout). Polls every CQ once.
+     */
+    void receiveMeanwhile(int size) throws IOException {
+        for (CompletionQueue cq : cqs) {
+            int got = cq.poll(wc);
+            for (int i = 0; i < got; i++) {
+                check(wc[i]);
+                if (wc[i].opcode == WcOpcode.RECV) {
+                    postRecv(received(wc[i]), size);
+                }
+            }
+        }
+    }
+
     /** A receive of QP {@code c.wrId} completed: counted; its QP. */
     private int received(WorkCompletion c) {
         int q = (int) c.wrId;

@@ -168,10 +168,23 @@ final class PerftestSequence {
                 w.start(System.nanoTime()); // a server's clock starts with its first message
             }
             PerftestOob.Report mine;
+            boolean closed = false;
             if (plan.duplex()) {
                 // both sides send and receive (run_iter_bi): the server once the client's first message came
                 mine = w != null ? run.bwClientTimed(s, w, plan.gbits(), plan.client() ? null : clientDone)
                     : run.bwClient(s, plan.gbits(), true, !plan.client());
+                if (w != null && plan.client()) {
+                    // the server stops when this side's next exchange comes, and sends until then:
+                    // this side writes its half now and receives until the server's half arrives
+                    int size = s;
+                    PerftestOob.Meanwhile receive = () -> run.receiveMeanwhile(size);
+                    if (plan.all()) {
+                        oob.handshake(run.mine[0], receive);
+                    } else {
+                        oob.closeConnection(run.mine[0], receive);
+                        closed = true;
+                    }
+                }
                 if (w == null) {
                     // each prints the sum of both sides' sends; in a duration run each counted its
                     // messages both ways already and prints its own, as perftest
@@ -188,8 +201,12 @@ final class PerftestSequence {
                     + " or a full socket buffer: UD does not retransmit)%n", mine.iters(), mine.iters() + run.lost, run.lost);
             }
             check(s);
-            if (plan.all()) {
-                handshake();
+            if (plan.all() && !(plan.duplex() && w != null && plan.client())) {
+                handshake(); // (a duplex duration client made it above)
+            }
+            if (closed) {
+                out.println(PerftestOutput.LINE);
+                return;
             }
         }
         out.println(PerftestOutput.LINE);

@@ -350,6 +350,20 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shouldKeepReceivingAfterABidirectionalDurationRunUntilTheServerHasStopped() throws Exception {
+        // the server's clock starts with the client's first message, so it sends on after the
+        // client's window is over (here for certain: its window is longer) until the client's
+        // closing exchange comes; two receives are gone at once if the client stops reposting then
+        List<List<String>> out = PerftestPair.run("ib_send_bw", List.of("-D", "3"), List.of("-D", "1"),
+            "-b", "-r", "2", "-s", "4096", "--check");
+        for (List<String> side : out) {
+            String row = PerftestPair.row(side, " 4096 ");
+            assertThat(Long.parseLong(row.trim().split("\\s+")[1])).as("%s", side).isPositive();
+            assertThat(side).as("%s", side).contains(" RX depth        : 2", " data check: 4096 bytes as the peer sent them");
+        }
+    }
+
+    @Test
     void shouldExchangeOverRdmaCmAndConnectTheQpsFromTheRecordsWithZ() throws Exception {
         List<List<String>> out = PerftestPair.run("ib_send_bw", "-z", "-c", "UD", "-n", "300", "--check");
         for (List<String> side : out) {

@@ -33,7 +33,21 @@ final class PerftestPair {
         return run(FreePorts.tcp(), true, command, options);
     }
 
+    /**
+     * {@link #run(String, String...)} with options for one side only as well: {@code serverOnly}
+     * and {@code clientOnly} follow {@code options}.
+     */
+    static List<List<String>> run(String command, List<String> serverOnly, List<String> clientOnly, String... options)
+            throws Exception {
+        return run(FreePorts.tcp(), false, command, serverOnly, clientOnly, options);
+    }
+
     private static List<List<String>> run(int tcp, boolean warmUp, String command, String... options) throws Exception {
+        return run(tcp, warmUp, command, List.of(), List.of(), options);
+    }
+
+    private static List<List<String>> run(int tcp, boolean warmUp, String command, List<String> serverOnly,
+                                          List<String> clientOnly, String... options) throws Exception {
         int udp = FreePorts.udp(PingpongHarness.SERVER_IP, PingpongHarness.CLIENT_IP);
         List<String> common = new ArrayList<>(List.of(command.split(" ")));
         common.addAll(List.of("-p", Integer.toString(tcp), "--udp-port", Integer.toString(udp)));
@@ -42,8 +56,10 @@ final class PerftestPair {
         }
         common.addAll(List.of(options));
         List<String> server = new ArrayList<>(common);
+        server.addAll(serverOnly);
         server.addAll(List.of("--ip", PingpongHarness.SERVER_IP));
         List<String> client = new ArrayList<>(common);
+        client.addAll(clientOnly);
         client.addAll(List.of("--ip", PingpongHarness.CLIENT_IP, PingpongHarness.SERVER_IP));
         try (ToolProcess s = ToolProcess.start(server.toArray(String[]::new))) {
             assertThat(s.awaitLine("* Waiting for client", 60, TimeUnit.SECONDS)).as("server up: %s", s.output()).isTrue();
