@@ -46,19 +46,6 @@ public final class Configuration {
         return Integer.getInteger(LINK_MAX_DATAGRAM_PROP, LINK_MAX_DATAGRAM_DEFAULT);
     }
 
-    /**
-     * Whether the native links connect a QP source port's send socket to the first destination it
-     * sends to (saves the route lookup of every send; the link learns the IPv4 IDs the kernel then
-     * numbers its datagrams with, see dev.jrxe.net.ConnectedIds). false: every send unconnected, ID 0.
-     */
-    public static final String LINK_CONNECT_PROP = "jrxe.link.connect";
-    public static final boolean LINK_CONNECT_DEFAULT = true;
-
-    public static boolean linkConnect() {
-        String v = System.getProperty(LINK_CONNECT_PROP);
-        return v == null ? LINK_CONNECT_DEFAULT : Boolean.parseBoolean(v);
-    }
-
     /** Socket send buffer (SO_SNDBUF; forced past wmem_max where the process may). */
     public static final String LINK_SEND_BUFFER_PROP = "jrxe.link.sendBuffer";
     public static final int LINK_SEND_BUFFER_DEFAULT = 4 << 20;

@@ -30,13 +30,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>A datagram whose source port is not the link's own goes out through a send-only socket bound
  * to that port on the link's address (opened on first use), as Linux rxe sends from per-connection
- * source ports; if that port cannot be bound, the datagram goes from the link's own port. Such a
- * socket is connected to the first destination it sends to ({@link ConnectedIds}), which saves the
- * route lookup of every send to it (0.23-0.25 us here); a connected socket numbers its IPv4 IDs
- * from a random start, one per message, so the link learns the start when it connects and seals
- * each message with the ID the kernel will give it (its segments: that ID + 0, 1, 2, ...). A send
- * that fails in a way that leaves the kernel's count unknown makes the link learn it again. The
- * link's own socket, which receives, is never connected.
+ * source ports; if that port cannot be bound, the datagram goes from the link's own port. These
+ * sockets are never connected, although that would save the route lookup of every send (~0.3 us
+ * here): a connected socket numbers its IPv4 IDs from a random start the sealer cannot know, so
+ * the ICRC would not match the packet on the wire (measured: roce_check failed every packet).
  */
 final class NativeLink extends AbstractLink {
     /** Largest GSO message payload; lo segments anything above ~65494 bytes in software first. */
@@ -61,33 +58,8 @@ final class NativeLink extends AbstractLink {
     private final boolean noCheck;
     private boolean gso;
     private final boolean gro;
-    /** The send socket of each source port; null = not opened yet. */
-    private PortSocket[] ports;
-    /** Whether source-port sockets connect to their first destination ({@code jrxe.link.connect}). */
-    private final boolean connectPorts = dev.jrxe.Configuration.linkConnect();
-
-    /**
-     * A source port's send socket ({@code fd} the link's own when the port could not be bound) and,
-     * once connected, its destination and the IPv4 ID of its next message. Its mutable fields
-     * belong to the thread that sends.
-     */
-    private static final class PortSocket {
-        final int fd;
-        /** Whether connecting was tried (once; never for the link's own socket). */
-        boolean tried;
-        int peerAddr;
-        int peerPort;
-        /** IPv4 ID of the next message sent through {@link #fd}, or -1 when not connected. */
-        int nextId = -1;
-
-        PortSocket(int fd, boolean own) {
-            this.fd = fd;
-            this.tried = own;
-        }
-    }
-
-    /** The port socket each message of the current {@link #sendRun} goes through (null: the link's own, unconnected). */
-    private PortSocket txPort;
+    /** fd+1 of the send socket of each source port; 0 = not opened yet. */
+    private int[] portFd;
 
     // ---- send: one mmsghdr/name/control per message, one iovec per datagram (in queue order)
     private final MemorySegment txMsgs;
@@ -302,25 +274,14 @@ final class NativeLink extends AbstractLink {
         option(st, sc, s, Sockets.SOL_SOCKET, plain, bytes, plain == Sockets.SO_SNDBUF ? "SO_SNDBUF" : "SO_RCVBUF");
     }
 
-    /** The socket that sends from {@code port}; null for the link's own port. */
-    private PortSocket socketFor(int port) {
+    /** The socket that sends from {@code port}; the link's own when that port cannot be bound. */
+    private int socketFor(int port) {
         if (port == localPort) {
-            return null;
+            return fd;
         }
-        PortSocket[] p = ports;
-        PortSocket ps = p == null ? null : p[port];
-        return ps != null ? ps : openPortSocket(port);
-    }
-
-    /** Connects {@code ps} to where {@code slot} goes, once; it stays unconnected if that fails. */
-    private void connect(PortSocket ps, int port, int slot) {
-        ps.tried = true;
-        int id = ConnectedIds.connect(callState, ps.fd, localAddr, port, txDstAddr[slot], txDstPort[slot]);
-        if (id >= 0) {
-            ps.peerAddr = txDstAddr[slot];
-            ps.peerPort = txDstPort[slot];
-            ps.nextId = id;
-        }
+        int[] fds = portFd;
+        int f = fds == null ? -1 : fds[port] - 1;
+        return f >= 0 ? f : openPortSocket(port);
     }
 
     /**
@@ -329,24 +290,22 @@ final class NativeLink extends AbstractLink {
      * own, or in the send path for a port nobody holds. Its own monitor, as the holders': a UD QP
      * takes its port before it joins an engine.
      */
-    private synchronized PortSocket openPortSocket(int port) {
-        if (ports == null) {
-            ports = new PortSocket[65536];
+    private synchronized int openPortSocket(int port) {
+        if (portFd == null) {
+            portFd = new int[65536];
         }
-        PortSocket ps = ports[port];
-        if (ps == null) {
-            int f;
+        int f = portFd[port] - 1;
+        if (f < 0) {
             try (Arena own = Arena.ofConfined()) {
-                // send-only: the smallest receive buffer (the error queue's one time stamp fits)
+                // send-only: the smallest receive buffer
                 f = openSocket(Sockets.newCallState(own), own.allocate(16, 8), localAddr, port,
                     config.sendBufferBytes(), 1, false, noCheck);
             } catch (IOException e) {
                 f = fd;
             }
-            ps = new PortSocket(f, f == fd || !connectPorts);
-            ports[port] = ps;
+            portFd[port] = f + 1;
         }
-        return ps;
+        return f;
     }
 
     @Override
@@ -358,20 +317,15 @@ final class NativeLink extends AbstractLink {
 
     @Override
     synchronized void closeSourcePort(int port) {
-        if (ports != null && ports[port] != null && ports[port].fd != fd) {
-            Sockets.close(callState, ports[port].fd);
-            ports[port] = null;
+        if (portFd != null && portFd[port] > 0 && portFd[port] - 1 != fd) {
+            Sockets.close(callState, portFd[port] - 1);
+            portFd[port] = 0;
         }
     }
 
     /** Sets an int socket option on the link's own socket (tests use it to make GSO fail); returns 0 or -errno. */
     int setOption(int level, int name, int value) {
         return Sockets.setsockopt(callState, fd, level, name, value, scratch);
-    }
-
-    /** Sets an int socket option on source port {@code port}'s socket (tests make its GSO fail); 0 or -errno. */
-    int setPortOption(int port, int level, int name, int value) {
-        return Sockets.setsockopt(callState, socketFor(port).fd, level, name, value, scratch);
     }
 
     /** True while trains still go as GSO messages (false after the route refused GSO). */
@@ -391,13 +345,8 @@ final class NativeLink extends AbstractLink {
             while (j < count && txSrcPort[slots[j]] == port) {
                 j++;
             }
-            PortSocket ps = socketFor(port);
-            if (ps != null && !ps.tried) {
-                connect(ps, port, slots[i]);
-            }
-            int s = ps == null ? fd : ps.fd;
+            int s = socketFor(port);
             int wirePort = s == fd ? localPort : port;
-            txPort = ps != null && ps.nextId >= 0 ? ps : null;
             sentTotal += sendRun(s, wirePort, slots, i, j, gso);
             i = j;
         }
@@ -412,9 +361,7 @@ final class NativeLink extends AbstractLink {
         while (k < to) {
             int head = slots[k++];
             txSrcPort[head] = wirePort;
-            // a connected socket's kernel numbers every message it sends; an unconnected one sends ID 0
-            int id = txPort == null ? 0 : txPort.nextId + messages;
-            if (!seal(head, id & 0xFFFF)) {
+            if (!seal(head, 0)) {
                 continue;
             }
             int first = iovs;
@@ -434,7 +381,7 @@ final class NativeLink extends AbstractLink {
                     }
                     k++;
                     txSrcPort[x] = wirePort;
-                    if (!seal(x, (id + segments) & 0xFFFF)) {
+                    if (!seal(x, segments)) {
                         break;
                     }
                     addIov(iovs++, x);
@@ -478,15 +425,8 @@ final class NativeLink extends AbstractLink {
             controlLen = TX_CONTROL;
         }
         long off = (long) m * MMSGHDR_SIZE;
-        PortSocket ps = txPort;
-        if (ps != null && txDstAddr[head] == ps.peerAddr && txDstPort[head] == ps.peerPort) {
-            // to the connected destination: no name, so the kernel takes the route it keeps
-            txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_NAME, 0L);
-            txMsgs.set(JAVA_INT, off + MSG_NAMELEN, 0);
-        } else {
-            txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_NAME, txNames.address() + nameOff);
-            txMsgs.set(JAVA_INT, off + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
-        }
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_NAME, txNames.address() + nameOff);
+        txMsgs.set(JAVA_INT, off + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOV, txIovs.address() + (long) firstIov * SocketStructs.IOVEC_SIZE);
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOVLEN, segments);
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_CONTROL, controlAddr);
@@ -503,9 +443,6 @@ final class NativeLink extends AbstractLink {
             int r = Sockets.sendmmsg(callState, s, txMsgAt[done], messages - done, 0);
             counters.sendCall();
             if (r > 0) {
-                if (txPort != null) {
-                    txPort.nextId = (txPort.nextId + r) & 0xFFFF;
-                }
                 for (int m = done; m < done + r; m++) {
                     sent += msgSegments[m];
                     for (int i = msgFirstIov[m], e = i + msgSegments[m]; i < e; i++) {
@@ -526,47 +463,24 @@ final class NativeLink extends AbstractLink {
             }
             if (msgSegments[done] > 1 && (errno == dev.jrxe.ib.Errno.EIO || errno == dev.jrxe.ib.Errno.EINVAL
                     || errno == Sockets.ENOPROTOOPT || errno == dev.jrxe.ib.Errno.EOPNOTSUPP)) {
-                // The route does not take GSO: from here on send datagram by datagram, resealed
-                // (the kernel may have numbered the refused message: a connected socket learns again).
+                // The route does not take GSO: from here on send datagram by datagram, resealed with ID 0.
                 gso = false;
-                relearn(wirePort);
-                return sent + resend(s, wirePort, done, messages, false);
+                return sent + resendWithoutGso(s, wirePort, done, messages);
             }
             for (int i = msgFirstIov[done], e = i + msgSegments[done]; i < e; i++) {
                 sendFailed(iovSlot[i]);
             }
             done++;
             retries = 0;
-            if (txPort != null) {
-                // whether the kernel numbered the failed message is unknown: learn its count again
-                // and reseal the rest
-                relearn(wirePort);
-                return done < messages ? sent + resend(s, wirePort, done, messages, gso) : sent;
-            }
         }
         return sent;
     }
 
-    /** A connected socket's count after a failed send: learnt again, or the socket sends ID 0 from now on. */
-    private void relearn(int wirePort) {
-        PortSocket ps = txPort;
-        if (ps == null) {
-            return;
-        }
-        int id = ConnectedIds.relearn(callState, ps.fd, localAddr, wirePort);
-        if (id < 0) {
-            ConnectedIds.disconnect(callState, ps.fd);
-            txPort = null;
-        }
-        ps.nextId = id;
-    }
-
-    /** Seals again and sends the messages from {@code fromMessage} on (their datagrams in order). */
-    private int resend(int s, int wirePort, int fromMessage, int messages, boolean useGso) {
+    private int resendWithoutGso(int s, int wirePort, int fromMessage, int messages) {
         int first = msgFirstIov[fromMessage];
         int last = msgFirstIov[messages - 1] + msgSegments[messages - 1];
         int[] rest = java.util.Arrays.copyOfRange(iovSlot, first, last);
-        return sendRun(s, wirePort, rest, 0, rest.length, useGso);
+        return sendRun(s, wirePort, rest, 0, rest.length, false);
     }
 
     private void waitWritable(int s, long nanos) {
@@ -730,10 +644,10 @@ final class NativeLink extends AbstractLink {
             Thread.onSpinWait();
         }
         Sockets.close(callState, eventFd);
-        if (ports != null) {
-            for (PortSocket ps : ports) {
-                if (ps != null && ps.fd != fd) {
-                    Sockets.close(callState, ps.fd);
+        if (portFd != null) {
+            for (int f : portFd) {
+                if (f > 0 && f - 1 != fd) {
+                    Sockets.close(callState, f - 1);
                 }
             }
         }

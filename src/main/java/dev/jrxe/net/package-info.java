@@ -9,13 +9,11 @@
  * sendmmsg/recvmmsg through FFM) and GSO (MMSG plus UDP GSO trains and UDP GRO receive); AUTO picks
  * the fastest that works.
  *
- * <p>IPv4 Identification, which the ICRC covers: the link's own socket sends unconnected with DF
+ * <p>IPv4 Identification, which the ICRC covers: every mode sends from unconnected sockets with DF
  * forced (IP_PMTUDISC_DO), so a single datagram carries ID 0. A GSO message leaves the socket as
  * one DF packet with ID 0; wherever it is cut into datagrams (software GSO before the device, or
  * the NIC) the segments get IDs 0, 1, 2, ... in order, so the sealer is called with the segment
- * index. A QP source port's socket (MMSG and GSO modes) is connected to its first destination
- * and numbers its messages from a start the link learns ({@link dev.jrxe.net.ConnectedIds}); the
- * segments of its GSO messages count on from the message's ID in the same way. Proven by GsoCaptureTest with tcpdump on a namespace's lo with tx-udp-segmentation off;
+ * index. Proven by GsoCaptureTest with tcpdump on a namespace's lo with tx-udp-segmentation off;
  * with it on (the default), lo passes the unsegmented super-datagram (ID 0) to the receiver,
  * whose UDP_GRO socket takes it whole, and a socket without UDP_GRO gets it cut in the same way.
  *

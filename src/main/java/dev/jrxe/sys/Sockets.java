@@ -32,8 +32,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  */
 public final class Sockets {
     // ------------------------------------------------------------ constants (Linux, <sys/socket.h> etc.)
-    /** connect(2) to an AF_UNSPEC address dissolves a datagram socket's association. */
-    public static final int AF_UNSPEC = 0;
     public static final int AF_INET = 2;
     public static final int SOCK_DGRAM = 2;
     public static final int SOCK_NONBLOCK = 0x800;
@@ -50,12 +48,6 @@ public final class Sockets {
     /** A classic-BPF program that picks the socket of a SO_REUSEPORT group for each datagram. */
     public static final int SO_ATTACH_REUSEPORT_CBPF = 51;
     public static final int SO_SNDBUFFORCE = 32;
-    /** Time stamping of sent (and received) packets; its value is a set of SOF_TIMESTAMPING_* bits. */
-    public static final int SO_TIMESTAMPING = 37;
-    /** Stamp a packet in software as the device sends it (a copy comes back on the error queue). */
-    public static final int SOF_TIMESTAMPING_TX_SOFTWARE = 1 << 1;
-    /** Report software time stamps (without it none comes back). */
-    public static final int SOF_TIMESTAMPING_SOFTWARE = 1 << 4;
     public static final int SO_RCVBUFFORCE = 33;
 
     public static final int IPPROTO_IP = 0;
@@ -75,8 +67,6 @@ public final class Sockets {
     public static final int MSG_CTRUNC = 0x8;
     public static final int MSG_TRUNC = 0x20;
     public static final int MSG_DONTWAIT = 0x40;
-    /** Read the socket's error queue (time stamps, with IP_RECVERR ICMP errors). */
-    public static final int MSG_ERRQUEUE = 0x2000;
 
     public static final short POLLIN = 0x1;
     public static final short POLLOUT = 0x4;
@@ -102,7 +92,6 @@ public final class Sockets {
 
     private static final MethodHandle SOCKET = bind("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
     private static final MethodHandle BIND = bind("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle CONNECT = bind("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle GETSOCKNAME = bind("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SETSOCKOPT = bind("setsockopt",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
@@ -195,18 +184,6 @@ public final class Sockets {
     public static int bind(MemorySegment state, int fd, MemorySegment addr, int len) {
         try {
             return result((int) BIND.invokeExact(state, fd, addr, len), state);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /**
-     * connect(2) to a sockaddr of {@code len} bytes (for a datagram socket: the default destination,
-     * or with {@link #AF_UNSPEC} none again); returns 0 or -errno.
-     */
-    public static int connect(MemorySegment state, int fd, MemorySegment addr, int len) {
-        try {
-            return result((int) CONNECT.invokeExact(state, fd, addr, len), state);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -174,16 +174,11 @@ class EveryOpcodeOverLinkTest {
         for (String[] f : Tools.tsharkFields(wire, "infiniband", "ip.id")) {
             ids.add(Integer.decode(f[0]));
         }
-        if (mode == LinkMode.CHANNEL) {
-            assertThat(ids).containsOnly(0); // unconnected sockets with DF
+        if (mode == LinkMode.GSO) {
+            // the train left as one GSO message: its segments carry IDs 0..TRAIN-1 on the wire
+            assertThat(ids).contains(1, TRAIN - 1);
         } else {
-            // each source port's socket is connected: the kernel numbers from a random start that
-            // the link learnt (the oracle's ICRC check above proves each ID was sealed); the train
-            // from one port takes consecutive IDs, as one GSO message's segments or as messages
-            List<Integer> train = ids.subList(ids.size() - TRAIN, ids.size());
-            for (int k = 1; k < TRAIN; k++) {
-                assertThat(train.get(k)).as("train %s", train).isEqualTo((train.get(k - 1) + 1) & 0xFFFF);
-            }
+            assertThat(ids).containsOnly(0);
         }
     }
 }
