@@ -74,10 +74,16 @@ final class NativeLink extends AbstractLink {
     private final MemorySegment pollFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
     private final MemorySegment timespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
 
-    // ---- awaitReadable: may run on another thread than poll/flush, so it has buffers of its own
-    private final MemorySegment waitFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
-    private final MemorySegment waitTimespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
-    private final MemorySegment waitScratch = arena.allocate(8, 8);
+    // ---- awaitReadable: may run on another thread than poll/flush, so it has buffers of its own,
+    // from an arena of its own: a downcall takes and gives back a hold on the arena of each segment
+    // it passes (a compare-and-set on a counter the arena's segments share), and a waiter's ppoll
+    // on the link's arena raced the driving thread's sendmmsg/recvmmsg for it. A lost race takes a
+    // retry branch that compiled code has never seen taken: the JIT throws that code away (poll,
+    // send) and the path runs interpreted until it is compiled again (-Xlog:deoptimization)
+    private final Arena waitArena = Arena.ofShared();
+    private final MemorySegment waitFds = waitArena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
+    private final MemorySegment waitTimespec = waitArena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
+    private final MemorySegment waitScratch = waitArena.allocate(8, 8);
 
     // ---- receive: R messages, each with its own buffer; a cursor across polls
     private final int rxMessages;
@@ -124,6 +130,7 @@ final class NativeLink extends AbstractLink {
             if (efd >= 0) {
                 Sockets.close(callState, efd);
             }
+            waitArena.close();
             closeCommon();
             throw e;
         }
@@ -620,6 +627,11 @@ final class NativeLink extends AbstractLink {
         return (SocketStructs.pollRevents(waitFds, 0) & Sockets.POLLIN) != 0;
     }
 
+    /** The lifetimes of the waiter's buffers and of the send path's (tests: not the same arena). */
+    MemorySegment.Scope[] waitAndSendScopes() {
+        return new MemorySegment.Scope[] {waitFds.scope(), txMsgs.scope()};
+    }
+
     @Override
     public void wakeup() {
         // Count in-flight wakeups so close() never closes the eventfd under one (its number could be reused).
@@ -651,6 +663,10 @@ final class NativeLink extends AbstractLink {
                 }
             }
         }
-        closeCommon();
+        try {
+            closeCommon();
+        } finally {
+            waitArena.close();
+        }
     }
 }

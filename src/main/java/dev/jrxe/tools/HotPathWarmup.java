@@ -47,11 +47,20 @@ final class HotPathWarmup {
     private static final long DEEP_SLEEP_PAUSE_NANOS = 260_000_000L;
     /** Between longer episodes: the compiler threads get the CPU the two sides busy-polled. */
     private static final long SHORT_PAUSE_NANOS = 20_000_000L;
+    /**
+     * The end of the budget kept for the busy-polling episodes: a server warming up beside its
+     * client's warm-up (four polling threads on 2 cores) used to spend all of its 5 s yielding,
+     * and its measured run then began with the loop not compiled at all (-Xlog:jit+compilation).
+     */
+    private static final long BUSY_RESERVE_NANOS = 1_500_000_000L;
     /** A side that does not reach the meeting after an episode in this long has failed. */
     private static final int MEET_TIMEOUT_SECONDS = 10;
 
-    /** What a warm-up did: round trips of the side that started them. */
-    record Result(int roundTrips, long nanos) {
+    /**
+     * What a warm-up did: round trips of the side that started them, and of those the ones of
+     * episodes that busy-polled as the measured run does.
+     */
+    record Result(int roundTrips, int busyRoundTrips, long nanos) {
     }
 
     /** How the warm-up's two QPs are made and joined: as the tool's own QP is. */
@@ -264,8 +273,13 @@ final class HotPathWarmup {
 
     /** {@link #run(Device, Pair, int, int, long)} with buffers registered as {@code memory} says. */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory) {
+        return run(dev, pair, size, roundTrips, budgetNanos, memory, new JitQuiet());
+    }
+
+    /** {@link #run(Device, Pair, int, int, long, Memory)} with the JIT watched by {@code jit}. */
+    static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit) {
         long start = System.nanoTime();
-        Episodes episodes = new Episodes(roundTrips, start + budgetNanos);
+        Episodes episodes = new Episodes(roundTrips, start + budgetNanos, jit);
         boolean renews = pair.renews();
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
@@ -325,7 +339,7 @@ final class HotPathWarmup {
                 pd.close();
             }
         }
-        return new Result(episodes.roundTrips(), System.nanoTime() - start);
+        return new Result(episodes.roundTrips(), episodes.busyRoundTrips(), System.nanoTime() - start);
     }
 
     /**
@@ -399,20 +413,25 @@ final class HotPathWarmup {
      * engine's idle time before its deep sleep (200 ms), so that the branches of a device coming
      * back from that sleep are profiled before the JIT compiles its hot methods for good: the
      * measured run starts from there (the device idles while the peers exchange addresses). Later
-     * episodes are longer with short pauses, during which the compiler threads have the CPU, until
-     * the JIT has been quiet for {@link JitQuiet#QUIET_NANOS}; then one more episode after a deep-sleep
+     * episodes are longer, yield the CPU when a poll finds nothing, and pause shortly, so that the
+     * compiler threads have the CPU, until the JIT has been quiet for {@link JitQuiet#QUIET_NANOS}
+     * or only {@link #BUSY_RESERVE_NANOS} of the budget is left; then short episodes of the tool's
+     * busy-polling loop until the JIT is quiet again; then one more episode after a deep-sleep
      * pause must compile nothing, as the measured run should. The budget and the round trips
      * bound all of it.
      */
     static final class Episodes {
         private final java.util.concurrent.CyclicBarrier meet = new java.util.concurrent.CyclicBarrier(2, this::decide);
-        private final JitQuiet jit = new JitQuiet();
+        private final JitQuiet jit;
         private final int maxRoundTrips;
         private final long deadline;
+        /** When the yielding phase ends whatever the JIT does, so that the busy one has its reserve. */
+        private final long busyBy;
         private volatile int length;
         private volatile boolean yielding = true;
         private int episode;
         private int roundTrips;
+        private int busyRoundTrips;
         private boolean failed;
         private boolean confirming;
         private long compiledBefore;
@@ -421,8 +440,14 @@ final class HotPathWarmup {
         Runnable between;
 
         Episodes(int maxRoundTrips, long deadline) {
+            this(maxRoundTrips, deadline, new JitQuiet());
+        }
+
+        Episodes(int maxRoundTrips, long deadline, JitQuiet jit) {
+            this.jit = jit;
             this.maxRoundTrips = maxRoundTrips;
             this.deadline = deadline;
+            this.busyBy = deadline - BUSY_RESERVE_NANOS;
             this.length = Math.min(SHORT_EPISODE, maxRoundTrips);
         }
 
@@ -438,6 +463,10 @@ final class HotPathWarmup {
 
         int roundTrips() {
             return roundTrips;
+        }
+
+        int busyRoundTrips() {
+            return busyRoundTrips;
         }
 
         /** A side failed outside an episode: the other one stops at its next meeting, or now. */
@@ -470,6 +499,9 @@ final class HotPathWarmup {
         /** Run by the barrier, once both sides finished an episode: the next length, and the pause. */
         private void decide() {
             roundTrips += length;
+            if (!yielding) {
+                busyRoundTrips += length;
+            }
             episode++;
             long now = System.nanoTime();
             if (failed || now - deadline > 0 || roundTrips >= maxRoundTrips) {
@@ -488,8 +520,9 @@ final class HotPathWarmup {
             if (episode <= DEEP_SLEEP_EPISODES) {
                 next = SHORT_EPISODE;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
-            } else if (yielding && roundTrips >= MIN_ROUND_TRIPS && jit.quiet()) {
-                // the shared code is compiled: now the tool's own loop, busy-polling
+            } else if (yielding && (roundTrips >= MIN_ROUND_TRIPS && jit.quiet() || now - busyBy > 0)) {
+                // the shared code is compiled (or the budget's end nears): now the tool's own
+                // loop, busy-polling
                 yielding = false;
                 next = SHORT_EPISODE;
                 pause(SHORT_PAUSE_NANOS);

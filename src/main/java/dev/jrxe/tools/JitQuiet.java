@@ -26,25 +26,37 @@ final class JitQuiet {
     private static final Path TASKS = Path.of("/proc/self/task");
     private final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     private final boolean threads;
+    /** Never quiet: a JIT that keeps compiling (for tests of what waits for the quiet). */
+    private final boolean never;
+    private long neverTotal;
     private long lastTotal = -1;
     private long since = System.nanoTime();
 
     /** By the compilation MXBean. */
     JitQuiet() {
-        this.threads = false;
+        this(false, false);
     }
 
-    private JitQuiet(boolean threads) {
+    private JitQuiet(boolean threads, boolean never) {
         this.threads = threads;
+        this.never = never;
+    }
+
+    /** A JIT that compiles for ever: {@link #quiet} is always false. */
+    static JitQuiet never() {
+        return new JitQuiet(false, true);
     }
 
     /** By the compiler threads' CPU time where /proc tells it, else by the MXBean. */
     static JitQuiet byCompilerThreads() {
-        return new JitQuiet(compilerThreadNanos() >= 0);
+        return new JitQuiet(compilerThreadNanos() >= 0, false);
     }
 
     /** Compiling so far (ms): the compiler threads' CPU time, or the MXBean's total; -1 without either. */
     long total() {
+        if (never) {
+            return neverTotal += 2 * QUIET_COMPILE_MILLIS;
+        }
         if (threads) {
             return compilerThreadNanos() / 1_000_000;
         }

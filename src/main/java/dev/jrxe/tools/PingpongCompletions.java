@@ -13,6 +13,9 @@ import java.io.PrintWriter;
  * ends when both counts reach the iterations; srq_pingpong counts over all its QPs together.
  */
 final class PingpongCompletions {
+    /** {@link #pollAndComplete}: the run goes on. */
+    private static final int MORE = Integer.MIN_VALUE;
+
     /** Posts the next send on the QP at {@code qpIndex}; false when the post failed. */
     interface Sender {
         boolean post(int qpIndex);
@@ -142,21 +145,38 @@ final class PingpongCompletions {
      *     completions of the poll in which {@link #complete} failed (the reason printed)
      */
     int busyPoll(dev.jrxe.verbs.CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc) {
-        while (running()) {
-            int ne;
-            do {
-                ne = cq.poll(wc);
-            } while (ne < 1 && watch.keepPolling());
-            if (ne < 1) {
-                return -1;
-            }
-            for (int i = 0; i < ne; i++) {
-                if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    return ne;
-                }
+        if (!running()) {
+            return 0;
+        }
+        int r;
+        do {
+            r = pollAndComplete(cq, wc);
+        } while (r == MORE);
+        return r;
+    }
+
+    /**
+     * One turn of {@link #busyPoll}: the completions of one poll, or {@link #MORE}. A method of its
+     * own because the loop's end, once per run, is a branch the JIT compiles the loop without
+     * (it has never seen it taken) and then throws the compiled loop away at: called once per
+     * warm-up episode, the loop is compiled again only late, and a measured run then began
+     * interpreted (seen with {@code -Xlog:deoptimization}). This part runs thousands of times per
+     * episode, so it is compiled again within one episode, and a loop left interpreted only calls it.
+     */
+    private int pollAndComplete(dev.jrxe.verbs.CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc) {
+        int ne;
+        do {
+            ne = cq.poll(wc);
+        } while (ne < 1 && watch.keepPolling());
+        if (ne < 1) {
+            return -1;
+        }
+        for (int i = 0; i < ne; i++) {
+            if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                return ne;
             }
         }
-        return 0;
+        return running() ? MORE : 0;
     }
 
     /** True until both sends and receives reached the iterations. */

@@ -47,6 +47,21 @@ class LinkTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    void shouldWaitOnBuffersOfItsOwnArenaAndFreeThemOnClose(LinkMode mode) throws Exception {
+        MemorySegment.Scope[] scopes;
+        try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
+            scopes = ((NativeLink) p.a).waitAndSendScopes();
+            // a downcall holds the arena of each segment it passes: a waiter's ppoll must not
+            // contend with the driving thread's sendmmsg/recvmmsg for one counter
+            assertThat(scopes[0]).isNotEqualTo(scopes[1]);
+            assertThat(p.a.awaitReadable(1_000_000L)).isFalse();
+        }
+        assertThat(scopes[0].isAlive()).isFalse();
+        assertThat(scopes[1].isAlive()).isFalse();
+    }
+
+    @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     void shouldDeliverEveryDatagramWithItsContentsInOrder(LinkMode mode) throws Exception {
         try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
