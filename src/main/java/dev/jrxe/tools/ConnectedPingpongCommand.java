@@ -78,10 +78,18 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
 
     @Override
     int run(Device dev, Arena arena) throws InterruptedException {
+        // page-aligned, as the C tools' (with -O from jrxe's allocator: HotPathWarmup.Memory#allocate)
+        MemorySegment buf = HotPathWarmup.Memory.allocate(implicitOdp, arena, Math.max(size, 1));
+        try {
+            return run(dev, buf);
+        } finally {
+            HotPathWarmup.Memory.free(implicitOdp, buf);
+        }
+    }
+
+    private int run(Device dev, MemorySegment buf) throws InterruptedException {
         int mtuEnum = Mtu.fromBytes(mtu);
-        // page-aligned buffer filled with 0x7b, as the C tools
-        MemorySegment buf = arena.allocate(Math.max(size, 1), PAGE_SIZE);
-        buf.fill((byte) 0x7b);
+        buf.fill((byte) 0x7b); // as the C tools
         CompletionChannel channel = useEvents ? dev.createCompChannel() : null;
         ProtectionDomain pd = dev.allocPd();
         int access = Access.LOCAL_WRITE;

@@ -5,6 +5,7 @@ import dev.jrxe.ib.QpState;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
 import dev.jrxe.ib.Access;
+import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
@@ -217,6 +218,34 @@ final class HotPathWarmup {
         }
 
         /**
+         * A buffer of {@code bytes} as the run takes its own: page-aligned from {@code arena}, or,
+         * for an implicit region, from jrxe's allocator ({@link NativeMemory#map}), whose memory
+         * the region reaches directly; the caller {@link #free}s it. An implicit region reaches
+         * memory jrxe did not allocate through a system call per access (process_vm_readv/writev,
+         * the price of not crashing on memory it cannot watch): 59 against 20 usec/iter.
+         */
+        MemorySegment allocate(Arena arena, long bytes) {
+            return allocate(implicit, arena, bytes);
+        }
+
+        /** Gives back a buffer of {@link #allocate} (an arena's goes with its arena). */
+        void free(MemorySegment buf) {
+            free(implicit, buf);
+        }
+
+        /** {@link #allocate(Arena, long)} for a run whose region is implicit or not. */
+        static MemorySegment allocate(boolean implicit, Arena arena, long bytes) {
+            return implicit ? NativeMemory.map(bytes) : arena.allocate(bytes, PingpongCommand.PAGE_SIZE);
+        }
+
+        /** {@link #free(MemorySegment)} for a run whose region is implicit or not. */
+        static void free(boolean implicit, MemorySegment buf) {
+            if (implicit) {
+                NativeMemory.unmap(buf);
+            }
+        }
+
+        /**
          * Whether each episode takes fresh memory: an ODP region's first touch of a page (an
          * implicit one's first touch of a 2 MiB child) takes branches the rest never takes, and,
          * warmed up on one region only, the JIT compiled them as never taken: the run, on a
@@ -233,6 +262,7 @@ final class HotPathWarmup {
      */
     static final class Buffers {
         private final java.util.List<MemoryRegion> regions = new java.util.ArrayList<>();
+        private final java.util.List<MemorySegment> buffers = new java.util.ArrayList<>();
         private final Arena arena;
         private final ProtectionDomain pd;
         private final Memory memory;
@@ -257,7 +287,8 @@ final class HotPathWarmup {
 
         /** A new buffer and region; the receive and the send name them from now on. */
         void renew() {
-            MemorySegment buf = arena.allocate(bytes, PingpongCommand.PAGE_SIZE);
+            MemorySegment buf = memory.allocate(arena, bytes);
+            buffers.add(buf);
             MemoryRegion mr = memory.register(pd, buf);
             regions.add(mr);
             rwr.sge(buf.address(), bytes, mr.lkey());
@@ -267,6 +298,9 @@ final class HotPathWarmup {
         void close() {
             for (MemoryRegion mr : regions) {
                 mr.close();
+            }
+            for (MemorySegment buf : buffers) {
+                memory.free(buf);
             }
         }
     }

@@ -20,7 +20,8 @@ public final class RcPingpongCommand extends ConnectedPingpongCommand {
         odp = on;
     }
 
-    @Option(names = {"-O", "--iodp"}, order = 120, description = "use implicit on demand paging")
+    @Option(names = {"-O", "--iodp"}, order = 120, description = {"use implicit on demand paging",
+        "(the buffer comes from jrxe's allocator, which the region reaches directly)"})
     void implicitOdp(boolean on) {
         implicitOdp = on;
     }

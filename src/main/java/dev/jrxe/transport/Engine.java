@@ -469,7 +469,8 @@ public final class Engine implements PacketSink, AutoCloseable {
                 transportError(qp, e); // (which resets the QP's transport state)
             }
         }
-        if (held) {
+        if (held && HELD_BY_THIS_THREAD.get() != this) {
+            // (set only when it changes: a get is a probe, a set also sweeps the thread's map)
             HELD_BY_THIS_THREAD.set(this);
         }
         if (held != heldByApp) {

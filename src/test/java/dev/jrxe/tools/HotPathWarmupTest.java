@@ -135,6 +135,22 @@ class HotPathWarmupTest {
     }
 
     @Test
+    void shouldTakeTheBufferOfAnImplicitRunFromJrxesAllocatorAndGiveItBack() {
+        HotPathWarmup.Memory implicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, true);
+        HotPathWarmup.Memory explicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, false);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // an implicit region reaches jrxe's own memory directly, any other through a system call
+            java.lang.foreign.MemorySegment a = implicit.allocate(arena, 4096);
+            assertThat(dev.jrxe.memory.NativeMemory.owns(a.address(), 4096)).isTrue();
+            implicit.free(a);
+            assertThat(dev.jrxe.memory.NativeMemory.owns(a.address(), 4096)).isFalse();
+            java.lang.foreign.MemorySegment b = explicit.allocate(arena, 4096);
+            assertThat(dev.jrxe.memory.NativeMemory.owns(b.address(), 4096)).isFalse();
+            assertThat(b.address() % PingpongCommand.PAGE_SIZE).isZero();
+        }
+    }
+
+    @Test
     void shouldStopAtItsTimeBudget() throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
