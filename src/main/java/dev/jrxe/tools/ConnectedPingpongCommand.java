@@ -210,9 +210,10 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
 
         long start = System.nanoTime();
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-        if (!useEvents && !useTs) {
+        if (!useTs) {
             // the loop the warm-up ran (HotPathWarmup): compiled already
-            int failed = wcs.busyPoll(cq, wc);
+            int failed = useEvents ? wcs.eventLoop(channel, cq, wc) : wcs.busyPoll(cq, wc);
+            countCqEvents(wcs.events());
             if (failed != 0) {
                 if (failed > 0 && qpType() == QpType.RC) {
                     err.printf("parse WC failed %d%n", failed);
@@ -306,7 +307,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             try {
                 // the per-packet path is what needs compiling: a huge -s would only cost memory and time
                 HotPathWarmup.run(dev, HotPathWarmup.connected(qpType(), mtuEnum), Math.min(size, WARMUP_MAX_SIZE),
-                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory);
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory, new JitQuiet(), useEvents);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
             }

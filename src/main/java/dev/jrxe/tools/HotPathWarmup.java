@@ -8,6 +8,7 @@ import dev.jrxe.ib.Access;
 import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
+import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.MemoryRegion;
@@ -61,7 +62,7 @@ final class HotPathWarmup {
      * What a warm-up did: round trips of the side that started them, and of those the ones of
      * episodes that busy-polled as the measured run does.
      */
-    record Result(int roundTrips, int busyRoundTrips, long nanos) {
+    record Result(int roundTrips, int busyRoundTrips, int events, long nanos) {
     }
 
     /** How the warm-up's two QPs are made and joined: as the tool's own QP is. */
@@ -312,6 +313,16 @@ final class HotPathWarmup {
 
     /** {@link #run(Device, Pair, int, int, long, Memory)} with the JIT watched by {@code jit}. */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit) {
+        return run(dev, pair, size, roundTrips, budgetNanos, memory, jit, false);
+    }
+
+    /**
+     * {@link #run(Device, Pair, int, int, long, Memory, JitQuiet)}; with {@code events} each side
+     * waits for completion events as a tool's {@code -e} run does ({@link PingpongCompletions#eventLoop}),
+     * so that the path from the progress thread's event to the woken thread's answer is compiled.
+     */
+    static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit,
+                      boolean events) {
         long start = System.nanoTime();
         Episodes episodes = new Episodes(roundTrips, start + budgetNanos, jit);
         boolean renews = pair.renews();
@@ -320,8 +331,14 @@ final class HotPathWarmup {
             int room = pair.headroom();
             Buffers bufA = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
             Buffers bufB = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
-            CompletionQueue cqA = dev.createCq(RECV_DEPTH + 1);
-            CompletionQueue cqB = dev.createCq(RECV_DEPTH + 1);
+            CompletionChannel chA = events ? dev.createCompChannel() : null;
+            CompletionChannel chB = events ? dev.createCompChannel() : null;
+            CompletionQueue cqA = dev.createCq(RECV_DEPTH + 1, chA, 0);
+            CompletionQueue cqB = dev.createCq(RECV_DEPTH + 1, chB, 0);
+            if (events) {
+                cqA.requestNotify(false);
+                cqB.requestNotify(false);
+            }
             QueuePair a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
             QueuePair b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
             try {
@@ -350,13 +367,13 @@ final class HotPathWarmup {
                 }
                 Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
                     try {
-                        side(dev, b, a, pair, cqB, bufB, routsB, size, inline, false, episodes);
+                        side(dev, b, a, pair, cqB, chB, bufB, routsB, size, inline, false, episodes);
                     } catch (RuntimeException e) {
                         episodes.abandon(); // a warm-up that fails only ends the warm-up
                     }
                 });
                 try {
-                    side(dev, a, b, pair, cqA, bufA, routsA, size, inline, true, episodes);
+                    side(dev, a, b, pair, cqA, chA, bufA, routsA, size, inline, true, episodes);
                 } catch (RuntimeException e) {
                     episodes.abandon();
                 } finally {
@@ -368,12 +385,17 @@ final class HotPathWarmup {
                 pair.close();
                 cqA.close();
                 cqB.close();
+                if (events) {
+                    chA.close();
+                    chB.close();
+                }
                 bufA.close();
                 bufB.close();
                 pd.close();
             }
         }
-        return new Result(episodes.roundTrips(), episodes.busyRoundTrips(), System.nanoTime() - start);
+        return new Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(),
+            System.nanoTime() - start);
     }
 
     /**
@@ -383,7 +405,8 @@ final class HotPathWarmup {
      * each run ({@code initiator}) plays the client.
      */
     private static void side(Device dev, QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq,
-                             Buffers buf, int routs, int size, boolean inline, boolean initiator, Episodes episodes) {
+                             CompletionChannel channel, Buffers buf, int routs, int size, boolean inline,
+                             boolean initiator, Episodes episodes) {
         SendWr swr = buf.swr;
         RecvWr rwr = buf.rwr;
         pair.address(swr, peer);
@@ -406,7 +429,11 @@ final class HotPathWarmup {
                 ok = PingpongCommand.postSend(qp, swr);
                 wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
             }
-            ok = ok && (episodes.yielding() ? yieldingPoll(wcs, cq, wc, watch) : wcs.busyPoll(cq, wc)) == 0;
+            ok = ok && loop(wcs, cq, channel, wc, watch, episodes.yielding()) == 0;
+            if (wcs.events() > 0) {
+                cq.ackEvents(wcs.events());
+                episodes.events.addAndGet(wcs.events());
+            }
             routs = wcs.outstandingReceives();
             if (!episodes.next(ok)) {
                 return;
@@ -415,6 +442,20 @@ final class HotPathWarmup {
                 routs = RECV_DEPTH; // what Episodes#between posted
             }
         }
+    }
+
+    /** An episode's loop: the run's own (events or busy polling), or the yielding one before it. */
+    private static int loop(PingpongCompletions wcs, CompletionQueue cq, CompletionChannel channel, WorkCompletion[] wc,
+                            CompletionWatch watch, boolean yielding) {
+        if (channel != null) {
+            try {
+                return wcs.eventLoop(channel, cq, wc);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return yielding ? yieldingPoll(wcs, cq, wc, watch) : wcs.busyPoll(cq, wc);
     }
 
     /**
@@ -469,6 +510,9 @@ final class HotPathWarmup {
         private boolean failed;
         private boolean confirming;
         private long compiledBefore;
+
+        /** Completion events both sides took. */
+        final java.util.concurrent.atomic.AtomicInteger events = new java.util.concurrent.atomic.AtomicInteger();
 
         /** Run by the barrier before each further episode, both sides idle (null: nothing). */
         Runnable between;

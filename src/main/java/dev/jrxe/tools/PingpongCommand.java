@@ -322,6 +322,11 @@ abstract class PingpongCommand implements Callable<Integer> {
         return true;
     }
 
+    /** Events a loop of its own took ({@link PingpongCompletions#eventLoop}), to acknowledge as well. */
+    void countCqEvents(int n) {
+        numCqEvents += n;
+    }
+
     /** ibv_ack_cq_events for every event {@link #awaitCqEvent} took. */
     void ackCqEvents(CompletionQueue cq) {
         if (numCqEvents > 0) {

@@ -99,6 +99,7 @@ final class PingpongCompletions {
     private int routs;
     private int rcnt;
     private int scnt;
+    private int events;
 
     /**
      * @param routs    receives posted before the run
@@ -177,6 +178,52 @@ final class PingpongCompletions {
             }
         }
         return running() ? MORE : 0;
+    }
+
+    /**
+     * The loop of a run with completion events ({@code -e}), the C tools' order: wait for the
+     * CQ's event, re-arm it, poll once, hand each completion to {@link #complete}, until
+     * {@link #running} ends. An event that brings no completion is one more wait. The tools'
+     * measured loop and their warm-up run this one method, as {@link #busyPoll}. Counts the events
+     * it took ({@link #events}: the caller acknowledges them).
+     *
+     * @param wc room for the completions of one poll
+     * @return as {@link #busyPoll}; -1 also for an event of another CQ (the reason printed)
+     */
+    int eventLoop(dev.jrxe.verbs.CompletionChannel channel, dev.jrxe.verbs.CompletionQueue cq,
+                  dev.jrxe.verbs.WorkCompletion[] wc) throws InterruptedException {
+        while (running()) {
+            dev.jrxe.verbs.CompletionQueue ev;
+            while ((ev = channel.getEvent(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
+                if (!watch.keepWaiting()) {
+                    return -1;
+                }
+            }
+            events++;
+            if (ev != cq) {
+                err.printf("CQ event for unknown CQ %s%n", ev);
+                return -1;
+            }
+            cq.requestNotify(false);
+            int ne = cq.poll(wc);
+            if (ne < 1) {
+                if (!watch.keepWaiting()) {
+                    return -1;
+                }
+                continue;
+            }
+            for (int i = 0; i < ne; i++) {
+                if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                    return ne;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** The completion events {@link #eventLoop} took so far. */
+    int events() {
+        return events;
     }
 
     /** True until both sends and receives reached the iterations. */

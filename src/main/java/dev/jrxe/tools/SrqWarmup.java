@@ -154,7 +154,7 @@ final class SrqWarmup {
                 pd.close();
             }
         }
-        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), System.nanoTime() - start);
+        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), 0, System.nanoTime() - start);
     }
 
     /** One side's episodes: srq-pingpong's run, the initiator as its client. */

@@ -135,6 +135,26 @@ class HotPathWarmupTest {
     }
 
     @Test
+    void shouldWaitForCompletionEventsAsARunWithEventsDoes() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            int episodes = 3;
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
+                episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, HotPathWarmup.Memory.PINNED, new JitQuiet(), true);
+            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
+            // each side woke for its completions: at least one event per round trip and side
+            // (a receive and a send completion may share one)
+            assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
+            assertThat(dev.liveQps()).isZero();
+        }
+        // polling, it takes none
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(FreePorts.udp("127.0.0.2")))) {
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, QpType.RC, 64, Mtu.MTU_1024, 300, 30_000_000_000L);
+            assertThat(r.events()).isZero();
+        }
+    }
+
+    @Test
     void shouldTakeTheBufferOfAnImplicitRunFromJrxesAllocatorAndGiveItBack() {
         HotPathWarmup.Memory implicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, true);
         HotPathWarmup.Memory explicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, false);
