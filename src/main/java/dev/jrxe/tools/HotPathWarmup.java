@@ -445,7 +445,7 @@ final class HotPathWarmup {
     }
 
     /** An episode's loop: the run's own (events or busy polling), or the yielding one before it. */
-    private static int loop(PingpongCompletions wcs, CompletionQueue cq, CompletionChannel channel, WorkCompletion[] wc,
+    static int loop(PingpongCompletions wcs, CompletionQueue cq, CompletionChannel channel, WorkCompletion[] wc,
                             CompletionWatch watch, boolean yielding) {
         if (channel != null) {
             try {

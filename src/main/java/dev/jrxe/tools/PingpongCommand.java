@@ -401,28 +401,6 @@ abstract class PingpongCommand implements Callable<Integer> {
     }
 
     /**
-     * One round of the measured loop: waits for a CQ event (with {@code -e}), polls (until it has
-     * something, when polling), and hands each completion to {@code wcs}. False when the run must
-     * end in failure (the message is printed).
-     */
-    boolean pollRound(CompletionChannel channel, CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc,
-                      PingpongCompletions wcs) throws InterruptedException {
-        if (useEvents && !awaitCqEvent(channel, cq)) {
-            return false;
-        }
-        int ne = pollOnce(cq, wc);
-        if (ne < 0) {
-            return false;
-        }
-        for (int i = 0; i < ne; i++) {
-            if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
      * After an event (or right away when busy-polling): polls {@code cq}, when busy-polling until
      * it has something. Returns the completions, or -1 once the wait passed {@code --idle-timeout}
      * (the reason printed).

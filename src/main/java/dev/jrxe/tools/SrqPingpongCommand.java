@@ -218,13 +218,11 @@ public final class SrqPingpongCommand extends PingpongCommand {
         for (int i = 0; i < wc.length; i++) {
             wc[i] = new WorkCompletion();
         }
-        if (!useEvents && wcs.busyPoll(cq, wc) != 0) {
+        // the loop the warm-up ran (SrqWarmup)
+        int failed = useEvents ? wcs.eventLoop(channel, cq, wc) : wcs.busyPoll(cq, wc);
+        countCqEvents(wcs.events());
+        if (failed != 0) {
             return 1;
-        }
-        while (wcs.running()) {
-            if (!pollRound(channel, cq, wc, wcs)) {
-                return 1;
-            }
         }
         printResults(size, System.nanoTime() - start);
         if (servername == null && validate) {
@@ -239,7 +237,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
         if (!noWarmup) {
             try {
                 SrqWarmup.run(dev, numQp, rxDepth, Math.min(size, WARMUP_MAX_SIZE), Mtu.fromBytes(mtu),
-                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory);
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory, useEvents);
             } catch (RuntimeException e) {
                 // no resources for the warm-up's QPs, say: the run goes on cold, and reports its own errors
             }

@@ -3,6 +3,7 @@ package dev.jrxe.tools;
 import dev.jrxe.ib.QpType;
 import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.ProtectionDomain;
@@ -32,6 +33,8 @@ final class SrqWarmup {
     /** One side: its CQ, SRQ, QPs, buffer and posters. */
     private static final class Side implements AutoCloseable {
         final CompletionQueue cq;
+        /** The CQ's channel when the run waits for events; else null. */
+        final CompletionChannel channel;
         final SharedReceiveQueue srq;
         final QueuePair[] qps;
         final int[] qpNums;
@@ -42,12 +45,16 @@ final class SrqWarmup {
         int routs;
 
         Side(Device dev, ProtectionDomain pd, Arena arena, int numQp, int rxDepth, int size,
-             HotPathWarmup.Memory memory) {
+             HotPathWarmup.Memory memory, boolean events) {
             QueuePair[] made = new QueuePair[numQp];
             CompletionQueue c = null;
             SharedReceiveQueue q = null;
+            channel = events ? dev.createCompChannel() : null;
             try {
-                c = dev.createCq(rxDepth + numQp);
+                c = dev.createCq(rxDepth + numQp, channel, 0);
+                if (events) {
+                    c.requestNotify(false);
+                }
                 q = pd.createSrq(new SharedReceiveQueue.Attr(rxDepth, 1, 0));
                 for (int i = 0; i < numQp; i++) {
                     QpInitAttr init = new QpInitAttr(QpType.RC, c, c, new QpCap(1, 0, 1, 0, 0));
@@ -55,7 +62,7 @@ final class SrqWarmup {
                     made[i] = pd.createQp(init);
                 }
             } catch (RuntimeException e) {
-                closeAll(made, q, c, null);
+                closeAll(made, q, c, channel, null);
                 throw e;
             }
             cq = c;
@@ -70,7 +77,7 @@ final class SrqWarmup {
             try {
                 buffers = new HotPathWarmup.Buffers(arena, pd, memory, Math.max(size, 1), 0, size);
             } catch (RuntimeException e) {
-                closeAll(qps, srq, cq, null);
+                closeAll(qps, srq, cq, channel, null);
                 throw e;
             }
             SendWr swr = buffers.swr;
@@ -83,11 +90,11 @@ final class SrqWarmup {
 
         @Override
         public void close() {
-            closeAll(qps, srq, cq, buffers);
+            closeAll(qps, srq, cq, channel, buffers);
         }
 
         private static void closeAll(QueuePair[] qps, SharedReceiveQueue srq, CompletionQueue cq,
-                                     HotPathWarmup.Buffers buffers) {
+                                     CompletionChannel channel, HotPathWarmup.Buffers buffers) {
             for (QueuePair qp : qps) {
                 if (qp != null) {
                     qp.close();
@@ -98,6 +105,9 @@ final class SrqWarmup {
             }
             if (cq != null) {
                 cq.close();
+            }
+            if (channel != null) {
+                channel.close();
             }
             if (buffers != null) {
                 buffers.close();
@@ -118,12 +128,18 @@ final class SrqWarmup {
     /** {@link #run(Device, int, int, int, int, int, long)} with buffers registered as {@code memory} says. */
     static HotPathWarmup.Result run(Device dev, int numQp, int rxDepth, int size, int mtuEnum, int roundTrips,
                                     long budgetNanos, HotPathWarmup.Memory memory) {
+        return run(dev, numQp, rxDepth, size, mtuEnum, roundTrips, budgetNanos, memory, false);
+    }
+
+    /** {@link #run(Device, int, int, int, int, int, long, HotPathWarmup.Memory)}, waiting for events as {@code -e} does. */
+    static HotPathWarmup.Result run(Device dev, int numQp, int rxDepth, int size, int mtuEnum, int roundTrips,
+                                    long budgetNanos, HotPathWarmup.Memory memory, boolean events) {
         long start = System.nanoTime();
         HotPathWarmup.Episodes episodes = new HotPathWarmup.Episodes(roundTrips, start + budgetNanos);
         try (Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = dev.allocPd();
-            try (Side a = new Side(dev, pd, arena, numQp, rxDepth, size, memory);
-                 Side b = new Side(dev, pd, arena, numQp, rxDepth, size, memory)) {
+            try (Side a = new Side(dev, pd, arena, numQp, rxDepth, size, memory, events);
+                 Side b = new Side(dev, pd, arena, numQp, rxDepth, size, memory, events)) {
                 RcConnect rc = new RcConnect().pathMtu(mtuEnum);
                 for (int i = 0; i < numQp; i++) {
                     rc.pair(a.qps[i], 0x100 + i, b.qps[i], 0x200 + i);
@@ -154,7 +170,8 @@ final class SrqWarmup {
                 pd.close();
             }
         }
-        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), 0, System.nanoTime() - start);
+        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(),
+            System.nanoTime() - start);
     }
 
     /** One side's episodes: srq-pingpong's run, the initiator as its client. */
@@ -180,8 +197,11 @@ final class SrqWarmup {
                     wcs.expect(i, PingpongCommand.RECV_WRID);
                 }
             }
-            ok = ok && (episodes.yielding() ? HotPathWarmup.yieldingPoll(wcs, s.cq, wc, watch)
-                : wcs.busyPoll(s.cq, wc)) == 0;
+            ok = ok && HotPathWarmup.loop(wcs, s.cq, s.channel, wc, watch, episodes.yielding()) == 0;
+            if (wcs.events() > 0) {
+                s.cq.ackEvents(wcs.events());
+                episodes.events.addAndGet(wcs.events());
+            }
             s.routs = wcs.outstandingReceives();
             if (!episodes.next(ok)) {
                 return;

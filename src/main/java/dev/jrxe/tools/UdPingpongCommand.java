@@ -73,7 +73,8 @@ public class UdPingpongCommand extends PingpongCommand {
     private void warmUp(Device dev) {
         if (!noWarmup) {
             try {
-                HotPathWarmup.run(dev, warmupPair(), size, WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS);
+                HotPathWarmup.run(dev, warmupPair(), size, WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS,
+                    HotPathWarmup.Memory.PINNED, new JitQuiet(), useEvents);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
             }
@@ -194,13 +195,11 @@ public class UdPingpongCommand extends PingpongCommand {
 
         long start = System.nanoTime();
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
-        if (!useEvents && wcs.busyPoll(cq, wc) != 0) { // the loop the warm-up ran (HotPathWarmup)
+        // the loop the warm-up ran (HotPathWarmup)
+        int failed = useEvents ? wcs.eventLoop(channel, cq, wc) : wcs.busyPoll(cq, wc);
+        countCqEvents(wcs.events());
+        if (failed != 0) {
             return 1;
-        }
-        while (wcs.running()) {
-            if (!pollRound(channel, cq, wc, wcs)) {
-                return 1;
-            }
         }
         printResults(size, System.nanoTime() - start);
         if (servername == null && validate) {

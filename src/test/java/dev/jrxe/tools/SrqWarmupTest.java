@@ -34,6 +34,20 @@ class SrqWarmupTest {
     }
 
     @Test
+    void shouldWaitForCompletionEventsAsARunWithEventsDoes() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            int roundTrips = 2 * HotPathWarmup.SHORT_EPISODE;
+            HotPathWarmup.Result r = SrqWarmup.run(dev, 4, 16, 4096, Mtu.MTU_1024, roundTrips, 30_000_000_000L,
+                HotPathWarmup.Memory.PINNED, true);
+            assertThat(r.roundTrips()).isEqualTo(roundTrips);
+            // each side woke for its completions (an event may bring several)
+            assertThat(r.events()).isPositive();
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
     void shouldCompleteAnEpisodeShorterThanItsFirstPings() throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
