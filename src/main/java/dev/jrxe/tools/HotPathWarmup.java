@@ -59,8 +59,9 @@ final class HotPathWarmup {
     private static final int MEET_TIMEOUT_SECONDS = 10;
 
     /**
-     * What a warm-up did: round trips of the side that started them, and of those the ones of
-     * episodes that busy-polled as the measured run does.
+     * What a warm-up did: round trips of the side that started them; of those, the ones of
+     * episodes past the yielding phase (the measured run's own loop: busy polling, or waiting for
+     * events); and the completion events its sides took.
      */
     record Result(int roundTrips, int busyRoundTrips, int events, long nanos) {
     }
@@ -446,7 +447,7 @@ final class HotPathWarmup {
 
     /** An episode's loop: the run's own (events or busy polling), or the yielding one before it. */
     static int loop(PingpongCompletions wcs, CompletionQueue cq, CompletionChannel channel, WorkCompletion[] wc,
-                            CompletionWatch watch, boolean yielding) {
+                    CompletionWatch watch, boolean yielding) {
         if (channel != null) {
             try {
                 return wcs.eventLoop(channel, cq, wc);
