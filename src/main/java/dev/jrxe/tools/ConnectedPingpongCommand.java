@@ -215,32 +215,19 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             int failed = useEvents ? wcs.eventLoop(channel, cq, wc) : wcs.busyPoll(cq, wc);
             countCqEvents(wcs.events());
             if (failed != 0) {
+                // rc_pingpong reports a second time after its parse_single_wc; uc_pingpong does not
                 if (failed > 0 && qpType() == QpType.RC) {
                     err.printf("parse WC failed %d%n", failed);
                 }
                 return 1;
             }
-        }
-        while (wcs.running()) {
-            if (useEvents && !awaitCqEvent(channel, cq)) {
-                return 1;
-            }
-            if (useTs) {
-                if (!pollWithTimestamps(cq, wcs)) {
+        } else {
+            // -t: the extended CQ's start_poll/next_poll, with each completion's time stamp
+            while (wcs.running()) {
+                if (useEvents && !awaitCqEvent(channel, cq)) {
                     return 1;
                 }
-                continue;
-            }
-            int ne = pollOnce(cq, wc);
-            if (ne < 0) {
-                return 1;
-            }
-            for (int i = 0; i < ne; i++) {
-                if (!wcs.complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    if (qpType() == QpType.RC) {
-                        // rc_pingpong reports a second time after its parse_single_wc; uc_pingpong does not
-                        err.printf("parse WC failed %d%n", ne);
-                    }
+                if (!pollWithTimestamps(cq, wcs)) {
                     return 1;
                 }
             }

@@ -290,8 +290,14 @@ final class HotPathWarmup {
         /** A new buffer and region; the receive and the send name them from now on. */
         void renew() {
             MemorySegment buf = memory.allocate(arena, bytes);
+            MemoryRegion mr;
+            try {
+                mr = memory.register(pd, buf);
+            } catch (RuntimeException e) {
+                memory.free(buf);
+                throw e;
+            }
             buffers.add(buf);
-            MemoryRegion mr = memory.register(pd, buf);
             regions.add(mr);
             rwr.sge(buf.address(), bytes, mr.lkey());
             swr.sge(buf.address() + sendOffset, sendLength, mr.lkey());
@@ -328,79 +334,116 @@ final class HotPathWarmup {
         Episodes episodes = new Episodes(roundTrips, start + budgetNanos, jit);
         boolean renews = pair.renews();
         try (Arena arena = Arena.ofShared()) {
-            ProtectionDomain pd = dev.allocPd();
-            int room = pair.headroom();
-            Buffers bufA = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
-            Buffers bufB = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
-            CompletionChannel chA = events ? dev.createCompChannel() : null;
-            CompletionChannel chB = events ? dev.createCompChannel() : null;
-            CompletionQueue cqA = dev.createCq(RECV_DEPTH + 1, chA, 0);
-            CompletionQueue cqB = dev.createCq(RECV_DEPTH + 1, chB, 0);
-            if (events) {
-                cqA.requestNotify(false);
-                cqB.requestNotify(false);
-            }
-            QueuePair a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
-            QueuePair b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
+            ProtectionDomain pd = null;
+            Buffers bufA = null;
+            Buffers bufB = null;
+            CompletionChannel chA = null;
+            CompletionChannel chB = null;
+            CompletionQueue cqA = null;
+            CompletionQueue cqB = null;
+            QueuePair a = null;
+            QueuePair b = null;
+            // everything is made inside the try, so that whatever fails gives back what was made
+            // before it (an implicit run's buffers are the process's mappings, not the device's),
+            // and all of it before the arena its buffers may come from
             try {
-                pair.join(dev, pd, a, b);
-                boolean inline = a.cap().maxInlineData >= size;
-                // both sides' receives first: a UC message that finds none is dropped, and nothing
-                // would ever answer it
-                RecvWr ra = bufA.rwr;
-                RecvWr rb = bufB.rwr;
-                int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
-                int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
-                boolean freshMemory = memory.renews();
-                if (renews || freshMemory) {
-                    // (before the sides start: their threads see it)
-                    episodes.between = () -> {
-                        if (freshMemory) {
-                            bufA.renew();
-                            bufB.renew();
-                        }
-                        if (renews) {
-                            pair.renew(a, b); // their receives are gone with RESET: post them again
-                            PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
-                            PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
-                        }
-                    };
-                }
-                Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
-                    try {
-                        side(dev, b, a, pair, cqB, chB, bufB, routsB, size, inline, false, episodes);
-                    } catch (RuntimeException e) {
-                        episodes.abandon(); // a warm-up that fails only ends the warm-up
-                    }
-                });
-                try {
-                    side(dev, a, b, pair, cqA, chA, bufA, routsA, size, inline, true, episodes);
-                } catch (RuntimeException e) {
-                    episodes.abandon();
-                } finally {
-                    join(responder);
-                }
-            } finally {
-                a.close();
-                b.close();
-                pair.close();
-                cqA.close();
-                cqB.close();
+                pd = dev.allocPd();
+                int room = pair.headroom();
+                bufA = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
+                bufB = new Buffers(arena, pd, memory, Math.max(size + room, 1), room, size);
                 if (events) {
-                    chA.close();
-                    chB.close();
+                    chA = dev.createCompChannel();
+                    chB = dev.createCompChannel();
                 }
-                bufA.close();
-                bufB.close();
-                pd.close();
+                cqA = dev.createCq(RECV_DEPTH + 1, chA, 0);
+                cqB = dev.createCq(RECV_DEPTH + 1, chB, 0);
+                if (events) {
+                    cqA.requestNotify(false);
+                    cqB.requestNotify(false);
+                }
+                a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
+                b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
+                pair.join(dev, pd, a, b);
+                play(dev, pair, a, b, cqA, cqB, chA, chB, bufA, bufB, size, renews, memory.renews(), episodes);
+            } finally {
+                closeAll(pair, pd, bufA, bufB, chA, chB, cqA, cqB, a, b);
             }
         }
         return new Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(),
             System.nanoTime() - start);
     }
 
+    /** Both sides' episodes between {@code a} and {@code b}, joined already; the initiator plays {@code a}. */
+    private static void play(Device dev, Pair pair, QueuePair a, QueuePair b, CompletionQueue cqA,
+                             CompletionQueue cqB, CompletionChannel chA, CompletionChannel chB, Buffers bufA,
+                             Buffers bufB, int size, boolean renews, boolean freshMemory, Episodes episodes) {
+        boolean inline = a.cap().maxInlineData >= size;
+        // both sides' receives first: a UC message that finds none is dropped, and nothing
+        // would ever answer it
+        RecvWr ra = bufA.rwr;
+        RecvWr rb = bufB.rwr;
+        int routsA = PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
+        int routsB = PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+        if (renews || freshMemory) {
+            // (before the sides start: their threads see it)
+            episodes.between = () -> {
+                if (freshMemory) {
+                    bufA.renew();
+                    bufB.renew();
+                }
+                if (renews) {
+                    pair.renew(a, b); // their receives are gone with RESET: post them again
+                    PingpongCommand.postRecvs(a, ra, RECV_DEPTH);
+                    PingpongCommand.postRecvs(b, rb, RECV_DEPTH);
+                }
+            };
+        }
+        Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
+            try {
+                side(dev, b, a, pair, cqB, chB, bufB, routsB, size, inline, false, episodes);
+            } catch (RuntimeException e) {
+                episodes.abandon(); // a warm-up that fails only ends the warm-up
+            }
+        });
+        try {
+            side(dev, a, b, pair, cqA, chA, bufA, routsA, size, inline, true, episodes);
+        } catch (RuntimeException e) {
+            episodes.abandon();
+        } finally {
+            join(responder);
+        }
+    }
+
+    /** Closes what {@link #run} made, in the verbs' order (QPs, CQs, channels, buffers, PD); nulls were never made. */
+    private static void closeAll(Pair pair, ProtectionDomain pd, Buffers bufA, Buffers bufB, CompletionChannel chA,
+                                 CompletionChannel chB, CompletionQueue cqA, CompletionQueue cqB, QueuePair a,
+                                 QueuePair b) {
+        try {
+            for (AutoCloseable c : new AutoCloseable[] {a, b, pair::close, cqA, cqB, chA, chB}) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        } finally {
+            // the buffers whatever failed before them: an implicit run's are mappings of the process
+            if (bufA != null) {
+                bufA.close();
+            }
+            if (bufB != null) {
+                bufB.close();
+            }
+            if (pd != null) {
+                pd.close();
+            }
+        }
+    }
+
     /**
-     * One side: episodes of the tool's own busy-polling loop ({@link PingpongCompletions#busyPoll}),
+     * One side: episodes of the tool's own loop ({@link PingpongCompletions#busyPoll}, or with a
+     * {@code channel} {@link PingpongCompletions#eventLoop}; a busy-polling warm-up yields the CPU
+     * in its first phase, {@link #yieldingPoll}),
      * each a whole ping-pong run of {@link Episodes#length} round trips that ends as the tool's
      * run ends, the two sides meeting at {@link Episodes#next} between them. The side that starts
      * each run ({@code initiator}) plays the client.
@@ -494,7 +537,8 @@ final class HotPathWarmup {
      * or only {@link #BUSY_RESERVE_NANOS} of the budget is left; then short episodes of the tool's
      * busy-polling loop until the JIT is quiet again; then one more episode after a deep-sleep
      * pause must compile nothing, as the measured run should. The budget and the round trips
-     * bound all of it.
+     * bound all of it. A warm-up with completion events waits for them in every episode: its
+     * phases differ only in their lengths and pauses.
      */
     static final class Episodes {
         private final java.util.concurrent.CyclicBarrier meet = new java.util.concurrent.CyclicBarrier(2, this::decide);

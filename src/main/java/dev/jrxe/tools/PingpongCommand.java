@@ -327,7 +327,7 @@ abstract class PingpongCommand implements Callable<Integer> {
         numCqEvents += n;
     }
 
-    /** ibv_ack_cq_events for every event {@link #awaitCqEvent} took. */
+    /** ibv_ack_cq_events for every event {@link #awaitCqEvent} took, and those {@link #countCqEvents} counted. */
     void ackCqEvents(CompletionQueue cq) {
         if (numCqEvents > 0) {
             cq.ackEvents(numCqEvents);
@@ -398,23 +398,6 @@ abstract class PingpongCommand implements Callable<Integer> {
                 out.printf("invalid data in page %d%n", i / PAGE_SIZE);
             }
         }
-    }
-
-    /**
-     * After an event (or right away when busy-polling): polls {@code cq}, when busy-polling until
-     * it has something. Returns the completions, or -1 once the wait passed {@code --idle-timeout}
-     * (the reason printed).
-     */
-    int pollOnce(CompletionQueue cq, dev.jrxe.verbs.WorkCompletion[] wc) {
-        int ne;
-        do {
-            ne = cq.poll(wc);
-        } while (!useEvents && ne < 1 && watch().keepPolling());
-        if (ne < 1 && useEvents) {
-            // an event without a completion: still a wait, bounded as any other
-            return watch().keepWaiting() ? 0 : -1;
-        }
-        return ne < 1 ? -1 : ne;
     }
 
     /** The two result lines every ibv_*_pingpong prints (the usec it measures with gettimeofday). */

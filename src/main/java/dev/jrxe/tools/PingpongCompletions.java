@@ -192,33 +192,41 @@ final class PingpongCompletions {
      */
     int eventLoop(dev.jrxe.verbs.CompletionChannel channel, dev.jrxe.verbs.CompletionQueue cq,
                   dev.jrxe.verbs.WorkCompletion[] wc) throws InterruptedException {
-        while (running()) {
-            dev.jrxe.verbs.CompletionQueue ev;
-            while ((ev = channel.getEvent(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
-                if (!watch.keepWaiting()) {
-                    return -1;
-                }
-            }
-            events++;
-            if (ev != cq) {
-                err.printf("CQ event for unknown CQ %s%n", ev);
+        if (!running()) {
+            return 0;
+        }
+        int r;
+        do {
+            r = awaitAndComplete(channel, cq, wc);
+        } while (r == MORE);
+        return r;
+    }
+
+    /** One turn of {@link #eventLoop}, a method of its own for the reason {@link #pollAndComplete} is. */
+    private int awaitAndComplete(dev.jrxe.verbs.CompletionChannel channel, dev.jrxe.verbs.CompletionQueue cq,
+                                 dev.jrxe.verbs.WorkCompletion[] wc) throws InterruptedException {
+        dev.jrxe.verbs.CompletionQueue ev;
+        while ((ev = channel.getEvent(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
+            if (!watch.keepWaiting()) {
                 return -1;
             }
-            cq.requestNotify(false);
-            int ne = cq.poll(wc);
-            if (ne < 1) {
-                if (!watch.keepWaiting()) {
-                    return -1;
-                }
-                continue;
-            }
-            for (int i = 0; i < ne; i++) {
-                if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
-                    return ne;
-                }
+        }
+        events++;
+        if (ev != cq) {
+            err.printf("CQ event for unknown CQ %s%n", ev);
+            return -1;
+        }
+        cq.requestNotify(false);
+        int ne = cq.poll(wc);
+        if (ne < 1) {
+            return watch.keepWaiting() ? MORE : -1;
+        }
+        for (int i = 0; i < ne; i++) {
+            if (!complete(wc[i].wrId, wc[i].status, wc[i].qpNum)) {
+                return ne;
             }
         }
-        return 0;
+        return running() ? MORE : 0;
     }
 
     /** The completion events {@link #eventLoop} took so far. */

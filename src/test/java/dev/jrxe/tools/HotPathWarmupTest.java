@@ -189,7 +189,7 @@ class HotPathWarmupTest {
             // a JIT that keeps compiling (as beside a peer's warm-up on 2 cores): the yielding
             // episodes never end on their own, and the measured loop would start uncompiled
             HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 8,
-                10_000_000, 2_500_000_000L, HotPathWarmup.Memory.PINNED, JitQuiet.never());
+                10_000_000, 3_500_000_000L, HotPathWarmup.Memory.PINNED, JitQuiet.never());
             assertThat(r.busyRoundTrips()).isPositive();
             assertThat(r.roundTrips()).isLessThan(10_000_000);
             assertThat(dev.liveQps()).isZero();
