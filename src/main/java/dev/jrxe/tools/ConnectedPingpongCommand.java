@@ -21,7 +21,6 @@ import dev.jrxe.verbs.MemoryRegion;
 import dev.jrxe.verbs.ProtectionDomain;
 import dev.jrxe.verbs.QpAttr;
 import dev.jrxe.verbs.QpCap;
-import dev.jrxe.verbs.QpEx;
 import dev.jrxe.verbs.QpInitAttr;
 import dev.jrxe.verbs.QueuePair;
 import dev.jrxe.verbs.RecvWr;
@@ -193,15 +192,16 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         swr.opcode = WrOpcode.SEND;
         swr.sendFlags = SendFlags.SIGNALED | (useInline ? SendFlags.INLINE : 0);
         swr.sge(buf.address(), size, mr.lkey());
+        PingpongCompletions.Sender sender = sender(qp, swr);
         PingpongCompletions wcs = new PingpongCompletions(err, iters, rxDepth, 1, routs, null,
-            newSend ? i -> postSendOrBuild(qp, swr) : new PingpongCompletions.PostSend(qp, swr),
+            sender,
             new PingpongCompletions.PostRecvs(qp, rwr), watch());
         wcs.expect(0, RECV_WRID);
         if (servername != null) {
             if (validate) {
                 markPages(buf, 0, size);
             }
-            if (!postSendOrBuild(qp, swr)) {
+            if (!sender.post(0)) {
                 err.println("Couldn't post send");
                 return 1;
             }
@@ -293,7 +293,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         if (!noWarmup) {
             try {
                 // the per-packet path is what needs compiling: a huge -s would only cost memory and time
-                HotPathWarmup.run(dev, HotPathWarmup.connected(qpType(), mtuEnum), Math.min(size, WARMUP_MAX_SIZE),
+                HotPathWarmup.run(dev, HotPathWarmup.connected(qpType(), mtuEnum, newSend), Math.min(size, WARMUP_MAX_SIZE),
                     WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory, new JitQuiet(), useEvents);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
@@ -324,22 +324,8 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     }
 
     /** pp_post_send: the classic post, or (-N) ibv_wr_start / ibv_wr_send / ibv_wr_set_sge / ibv_wr_complete. */
-    private boolean postSendOrBuild(QueuePair qp, SendWr swr) {
-        if (!newSend) {
-            return postSend(qp, swr);
-        }
-        try {
-            QpEx x = qp.ex();
-            x.start();
-            x.wrId = swr.wrId;
-            x.wrFlags = swr.sendFlags;
-            x.send();
-            x.setSge(swr.sgList[0].lkey, swr.sgList[0].addr, swr.sgList[0].length);
-            x.complete();
-            return true;
-        } catch (VerbsException e) {
-            return false;
-        }
+    private PingpongCompletions.Sender sender(QueuePair qp, SendWr swr) {
+        return newSend ? new PingpongCompletions.BuildSend(qp, swr) : new PingpongCompletions.PostSend(qp, swr);
     }
 
     /**

@@ -45,6 +45,13 @@ final class HotPathWarmup {
     static final int SHORT_EPISODE = 300;
     private static final int LONG_EPISODE = 2_000;
     private static final int DEEP_SLEEP_EPISODES = 3;
+    /**
+     * Episodes after a deep sleep in a row that must compile nothing before the warm-up ends: a
+     * deoptimisation compiles nothing itself, so one could end the warm-up with the code it threw
+     * away (rc-pingpong -N's server: PingpongCompletions.complete, trapped in Engine.kick's wake
+     * from deep sleep, ran interpreted into the measured run); the next episode compiles it again.
+     */
+    private static final int CONFIRMATIONS = 2;
     /** Longer than an engine's idle time before its deep sleep (200 ms, transport.Engine). */
     private static final long DEEP_SLEEP_PAUSE_NANOS = 260_000_000L;
     /** Between longer episodes: the compiler threads get the CPU the two sides busy-polled. */
@@ -95,14 +102,34 @@ final class HotPathWarmup {
         /** Walks both QPs through RESET back to RTS (they forget their peers); both sides are idle. */
         default void renew(QueuePair a, QueuePair b) {
         }
+
+        /** How a side posts its send on {@code qp}: as the tool posts its own (the classic post). */
+        default PingpongCompletions.Sender sender(QueuePair qp, SendWr wr) {
+            return new PingpongCompletions.PostSend(qp, wr);
+        }
     }
 
     /** Connected QPs of {@code qpType} (RC, UC), joined with {@link RcConnect} at {@code mtuEnum}. */
     static Pair connected(int qpType, int mtuEnum) {
+        return connected(qpType, mtuEnum, false);
+    }
+
+    /**
+     * {@link #connected(int, int)}; with {@code newSend} the QPs take sends through the extended
+     * API as {@code rc-pingpong -N} does ({@link PingpongCompletions.BuildSend}).
+     */
+    static Pair connected(int qpType, int mtuEnum, boolean newSend) {
         return new Pair() {
             @Override
             public QueuePair create(ProtectionDomain pd, CompletionQueue cq, QpCap cap) {
-                return pd.createQp(new QpInitAttr(qpType, cq, cq, cap));
+                QpInitAttr init = new QpInitAttr(qpType, cq, cq, cap);
+                init.sendOpsFlags = newSend ? dev.jrxe.ib.SendOps.SEND : 0;
+                return pd.createQp(init);
+            }
+
+            @Override
+            public PingpongCompletions.Sender sender(QueuePair qp, SendWr wr) {
+                return newSend ? new PingpongCompletions.BuildSend(qp, wr) : new PingpongCompletions.PostSend(qp, wr);
             }
 
             @Override
@@ -460,7 +487,7 @@ final class HotPathWarmup {
         PrintWriter quiet = new PrintWriter(java.io.Writer.nullWriter());
         // the tool's watch, with a short give-up: a UC message lost would leave both sides waiting
         CompletionWatch watch = CompletionWatch.of(quiet, "warm-up", 0, STALL_SECONDS, dev);
-        PingpongCompletions.PostSend sender = new PingpongCompletions.PostSend(qp, swr);
+        PingpongCompletions.Sender sender = pair.sender(qp, swr);
         PingpongCompletions.PostRecvs receiver = new PingpongCompletions.PostRecvs(qp, rwr);
         WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
         int length;
@@ -470,7 +497,7 @@ final class HotPathWarmup {
             wcs.expect(0, PingpongCommand.RECV_WRID);
             boolean ok = true;
             if (initiator) {
-                ok = PingpongCommand.postSend(qp, swr);
+                ok = sender.post(0);
                 wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
             }
             ok = ok && loop(wcs, cq, channel, wc, watch, episodes.yielding()) == 0;
@@ -535,8 +562,8 @@ final class HotPathWarmup {
      * episodes are longer, yield the CPU when a poll finds nothing, and pause shortly, so that the
      * compiler threads have the CPU, until the JIT has been quiet for {@link JitQuiet#QUIET_NANOS}
      * or only {@link #BUSY_RESERVE_NANOS} of the budget is left; then short episodes of the tool's
-     * busy-polling loop until the JIT is quiet again; then one more episode after a deep-sleep
-     * pause must compile nothing, as the measured run should. The budget and the round trips
+     * busy-polling loop until the JIT is quiet again; then {@link #CONFIRMATIONS} episodes, each
+     * after a deep-sleep pause, must compile nothing, as the measured run should. The budget and the round trips
      * bound all of it. A warm-up with completion events waits for them in every episode: its
      * phases differ only in their lengths and pauses.
      */
@@ -554,6 +581,7 @@ final class HotPathWarmup {
         private int busyRoundTrips;
         private boolean failed;
         private boolean confirming;
+        private int confirmed;
         private long compiledBefore;
 
         /** Completion events both sides took. */
@@ -632,15 +660,27 @@ final class HotPathWarmup {
                 return;
             }
             long compiled = jit.total();
+            boolean confirmAgain = false;
             if (confirming) {
-                if (compiled == compiledBefore) {
-                    length = 0; // an episode after a deep sleep compiled nothing: warm
+                if (compiled == compiledBefore && ++confirmed >= CONFIRMATIONS) {
+                    length = 0; // episodes after a deep sleep compiled nothing: warm
                     return;
                 }
-                confirming = false;
+                confirmAgain = compiled == compiledBefore;
+                if (!confirmAgain) {
+                    confirming = false;
+                    confirmed = 0;
+                }
             }
             int next;
-            if (episode <= DEEP_SLEEP_EPISODES) {
+            if (confirmAgain) {
+                // once more: an episode that compiled nothing may still have thrown code away (a
+                // branch of the wake from deep sleep compiled as never taken), and what runs
+                // interpreted since is compiled again in the next one
+                next = SHORT_EPISODE;
+                pause(DEEP_SLEEP_PAUSE_NANOS);
+                compiledBefore = jit.total();
+            } else if (episode <= DEEP_SLEEP_EPISODES) {
                 next = SHORT_EPISODE;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
             } else if (yielding && (roundTrips >= MIN_ROUND_TRIPS && jit.quiet() || now - busyBy > 0)) {

@@ -38,6 +38,28 @@ final class PingpongCompletions {
         }
     }
 
+    /**
+     * rc_pingpong -N's post of one QP's send: ibv_wr_start, ibv_wr_send, ibv_wr_set_sge,
+     * ibv_wr_complete on a QP made with {@code sendOpsFlags} SEND; shared as {@link PostSend} is.
+     */
+    record BuildSend(dev.jrxe.verbs.QueuePair qp, dev.jrxe.verbs.SendWr wr) implements Sender {
+        @Override
+        public boolean post(int qpIndex) {
+            try {
+                dev.jrxe.verbs.QpEx x = qp.ex();
+                x.start();
+                x.wrId = wr.wrId;
+                x.wrFlags = wr.sendFlags;
+                x.send();
+                x.setSge(wr.sgList[0].lkey, wr.sgList[0].addr, wr.sgList[0].length);
+                x.complete();
+                return true;
+            } catch (dev.jrxe.verbs.VerbsException e) {
+                return false;
+            }
+        }
+    }
+
     /** pp_post_recv of one QP, shared as {@link PostSend} is. */
     record PostRecvs(dev.jrxe.verbs.QueuePair qp, dev.jrxe.verbs.RecvWr wr) implements Receiver {
         @Override
