@@ -13,7 +13,6 @@ import dev.jrxe.memory.OdpCaps;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
-import dev.jrxe.verbs.CqEx;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceAttr;
 import dev.jrxe.verbs.Gid;
@@ -64,13 +63,8 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     boolean newSend;
 
     // the receive-timestamp statistics of -t, as rc_pingpong's struct ts_params
-    private long tsMask;
-    private long tsMax;
-    private long tsMin = 0xffffffffL;
-    private long tsTotal;
-    private long tsPrev;
-    private boolean tsLast;
-    private long tsIters;
+    /** -t: the completions' time stamps (null without). */
+    private PingpongTimestamps timestamps;
 
     /** {@link QpType#RC} or {@link QpType#UC}. */
     abstract int qpType();
@@ -106,11 +100,12 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             access |= Access.ON_DEMAND;
         }
         if (useTs) {
-            tsMask = dev.query().completionTimestampMask;
+            long tsMask = dev.query().completionTimestampMask;
             if (tsMask == 0) {
                 err.println("The device isn't completion timestamp capable");
                 return 1;
             }
+            timestamps = new PingpongTimestamps(tsMask);
         }
         // the warm-up registers its buffers as the run does
         HotPathWarmup.Memory memory = new HotPathWarmup.Memory(access, implicitOdp);
@@ -221,23 +216,23 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
                 }
                 return 1;
             }
+        } else if (!useEvents) {
+            // -t: the extended CQ's start_poll/next_poll, with each completion's time stamp; the
+            // loop the warm-up ran
+            if (timestamps.busyPoll(wcs, cq, watch()) != 0) {
+                return 1;
+            }
         } else {
-            // -t: the extended CQ's start_poll/next_poll, with each completion's time stamp
             while (wcs.running()) {
-                if (useEvents && !awaitCqEvent(channel, cq)) {
-                    return 1;
-                }
-                if (!pollWithTimestamps(cq, wcs)) {
+                if (!awaitCqEvent(channel, cq) || !timestamps.poll(wcs, cq, true, watch())) {
                     return 1;
                 }
             }
         }
         long elapsedNanos = System.nanoTime() - start;
         printResults(size, elapsedNanos);
-        if (useTs && tsIters > 0) {
-            out.printf("Max receive completion clock cycles = %s%n", Long.toUnsignedString(tsMax));
-            out.printf("Min receive completion clock cycles = %s%n", Long.toUnsignedString(tsMin));
-            out.printf("Average receive completion clock cycles = %f%n", (double) tsTotal / tsIters);
+        if (useTs) {
+            timestamps.print(out);
         }
         if (servername == null && validate) {
             checkPages(buf, 0, size);
@@ -246,55 +241,13 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         return close(qp, cq, mr, pd, channel);
     }
 
-    /**
-     * rc_pingpong -t: one completion from start_poll, at most one more from next_poll, each
-     * counted with its receive timestamp; false after printing why the run stops.
-     */
-    private boolean pollWithTimestamps(CompletionQueue cq, PingpongCompletions wcs) {
-        CqEx x = cq.ex();
-        boolean got;
-        do {
-            got = x.startPoll();
-        } while (!useEvents && !got && watch().keepPolling());
-        if (!got) {
-            return useEvents;
-        }
-        boolean ok = completeWithTimestamp(wcs, x);
-        if (ok && x.nextPoll()) {
-            ok = completeWithTimestamp(wcs, x);
-        }
-        x.endPoll();
-        return ok;
-    }
-
-    private boolean completeWithTimestamp(PingpongCompletions wcs, CqEx x) {
-        long wrId = x.wrId();
-        long ts = x.readCompletionTs();
-        if (!wcs.complete(wrId, x.status(), 0)) {
-            return false;
-        }
-        if (wrId == RECV_WRID) {
-            if (tsLast) {
-                // a wrapped clock counts on from the mask
-                long delta = Long.compareUnsigned(ts, tsPrev) >= 0 ? ts - tsPrev : tsMask - tsPrev + ts + 1;
-                tsMax = Long.compareUnsigned(delta, tsMax) > 0 ? delta : tsMax;
-                tsMin = Long.compareUnsigned(delta, tsMin) < 0 ? delta : tsMin;
-                tsTotal += delta;
-                tsIters++;
-            }
-            tsPrev = ts;
-            tsLast = true;
-        }
-        return true;
-    }
-
     /** The untimed warm-up before the exchange (a client's before it connects, a server's while it listens). */
     private void warmUp(Device dev, int mtuEnum, HotPathWarmup.Memory memory) {
         if (!noWarmup) {
             try {
                 // the per-packet path is what needs compiling: a huge -s would only cost memory and time
                 HotPathWarmup.run(dev, HotPathWarmup.connected(qpType(), mtuEnum, newSend), Math.min(size, WARMUP_MAX_SIZE),
-                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory, new JitQuiet(), useEvents);
+                    WARMUP_ROUND_TRIPS, WARMUP_BUDGET_NANOS, memory, new JitQuiet(), useEvents, useTs);
             } catch (RuntimeException e) {
                 // no resources for two more QPs, say: the run goes on cold, and reports its own errors
             }

@@ -21,6 +21,7 @@ import dev.jrxe.verbs.RcConnect;
 import dev.jrxe.verbs.RecvWr;
 import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.UdSetup;
+import dev.jrxe.verbs.WcFlagsEx;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
@@ -68,9 +69,10 @@ final class HotPathWarmup {
     /**
      * What a warm-up did: round trips of the side that started them; of those, the ones of
      * episodes past the yielding phase (the measured run's own loop: busy polling, or waiting for
-     * events); and the completion events its sides took.
+     * events); the completion events its sides took; and the completions they read with their
+     * time stamps.
      */
-    record Result(int roundTrips, int busyRoundTrips, int events, long nanos) {
+    record Result(int roundTrips, int busyRoundTrips, int events, long timestamped, long nanos) {
     }
 
     /** How the warm-up's two QPs are made and joined: as the tool's own QP is. */
@@ -357,6 +359,16 @@ final class HotPathWarmup {
      */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit,
                       boolean events) {
+        return run(dev, pair, size, roundTrips, budgetNanos, memory, jit, events, false);
+    }
+
+    /**
+     * {@link #run(Device, Pair, int, int, long, Memory, JitQuiet, boolean)}; with {@code timestamps}
+     * the CQs are extended ones with completion time stamps, read as {@code rc-pingpong -t} reads
+     * its own ({@link PingpongTimestamps}; busy polling: with events too, the sides wait as above).
+     */
+    static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit,
+                      boolean events, boolean timestamps) {
         long start = System.nanoTime();
         Episodes episodes = new Episodes(roundTrips, start + budgetNanos, jit);
         boolean renews = pair.renews();
@@ -382,8 +394,11 @@ final class HotPathWarmup {
                     chA = dev.createCompChannel();
                     chB = dev.createCompChannel();
                 }
-                cqA = dev.createCq(RECV_DEPTH + 1, chA, 0);
-                cqB = dev.createCq(RECV_DEPTH + 1, chB, 0);
+                long tsMask = timestamps ? dev.query().completionTimestampMask : 0;
+                cqA = timestamps ? dev.createCqEx(RECV_DEPTH + 1, chA, 0, WcFlagsEx.WITH_COMPLETION_TIMESTAMP)
+                    : dev.createCq(RECV_DEPTH + 1, chA, 0);
+                cqB = timestamps ? dev.createCqEx(RECV_DEPTH + 1, chB, 0, WcFlagsEx.WITH_COMPLETION_TIMESTAMP)
+                    : dev.createCq(RECV_DEPTH + 1, chB, 0);
                 if (events) {
                     cqA.requestNotify(false);
                     cqB.requestNotify(false);
@@ -391,19 +406,21 @@ final class HotPathWarmup {
                 a = pair.create(pd, cqA, new QpCap(1, RECV_DEPTH, 1, 1, 0));
                 b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
                 pair.join(dev, pd, a, b);
-                play(dev, pair, a, b, cqA, cqB, chA, chB, bufA, bufB, size, renews, memory.renews(), episodes);
+                play(dev, pair, a, b, cqA, cqB, chA, chB, bufA, bufB, size, renews, memory.renews(), episodes,
+                    timestamps && !events ? tsMask : 0);
             } finally {
                 closeAll(pair, pd, bufA, bufB, chA, chB, cqA, cqB, a, b);
             }
         }
         return new Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(),
-            System.nanoTime() - start);
+            episodes.timestamped.get(), System.nanoTime() - start);
     }
 
     /** Both sides' episodes between {@code a} and {@code b}, joined already; the initiator plays {@code a}. */
     private static void play(Device dev, Pair pair, QueuePair a, QueuePair b, CompletionQueue cqA,
                              CompletionQueue cqB, CompletionChannel chA, CompletionChannel chB, Buffers bufA,
-                             Buffers bufB, int size, boolean renews, boolean freshMemory, Episodes episodes) {
+                             Buffers bufB, int size, boolean renews, boolean freshMemory, Episodes episodes,
+                             long tsMask) {
         boolean inline = a.cap().maxInlineData >= size;
         // both sides' receives first: a UC message that finds none is dropped, and nothing
         // would ever answer it
@@ -427,13 +444,13 @@ final class HotPathWarmup {
         }
         Thread responder = Thread.ofPlatform().name("jrxe-warmup").start(() -> {
             try {
-                side(dev, b, a, pair, cqB, chB, bufB, routsB, size, inline, false, episodes);
+                side(dev, b, a, pair, cqB, chB, tsMask, bufB, routsB, size, inline, false, episodes);
             } catch (RuntimeException e) {
                 episodes.abandon(); // a warm-up that fails only ends the warm-up
             }
         });
         try {
-            side(dev, a, b, pair, cqA, chA, bufA, routsA, size, inline, true, episodes);
+            side(dev, a, b, pair, cqA, chA, tsMask, bufA, routsA, size, inline, true, episodes);
         } catch (RuntimeException e) {
             episodes.abandon();
         } finally {
@@ -476,8 +493,8 @@ final class HotPathWarmup {
      * each run ({@code initiator}) plays the client.
      */
     private static void side(Device dev, QueuePair qp, QueuePair peer, Pair pair, CompletionQueue cq,
-                             CompletionChannel channel, Buffers buf, int routs, int size, boolean inline,
-                             boolean initiator, Episodes episodes) {
+                             CompletionChannel channel, long tsMask, Buffers buf, int routs, int size,
+                             boolean inline, boolean initiator, Episodes episodes) {
         SendWr swr = buf.swr;
         RecvWr rwr = buf.rwr;
         pair.address(swr, peer);
@@ -500,7 +517,13 @@ final class HotPathWarmup {
                 ok = sender.post(0);
                 wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
             }
-            ok = ok && loop(wcs, cq, channel, wc, watch, episodes.yielding()) == 0;
+            if (tsMask != 0 && !episodes.yielding()) {
+                PingpongTimestamps ts = new PingpongTimestamps(tsMask);
+                ok = ok && ts.busyPoll(wcs, cq, watch) == 0;
+                episodes.timestamped.addAndGet(ts.reads());
+            } else {
+                ok = ok && loop(wcs, cq, channel, wc, watch, episodes.yielding()) == 0;
+            }
             if (wcs.events() > 0) {
                 cq.ackEvents(wcs.events());
                 episodes.events.addAndGet(wcs.events());
@@ -583,6 +606,9 @@ final class HotPathWarmup {
         private boolean confirming;
         private int confirmed;
         private long compiledBefore;
+
+        /** Completions both sides read with their time stamps ({@code -t}). */
+        final java.util.concurrent.atomic.AtomicLong timestamped = new java.util.concurrent.atomic.AtomicLong();
 
         /** Completion events both sides took. */
         final java.util.concurrent.atomic.AtomicInteger events = new java.util.concurrent.atomic.AtomicInteger();

@@ -170,7 +170,7 @@ final class SrqWarmup {
                 pd.close();
             }
         }
-        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(),
+        return new HotPathWarmup.Result(episodes.roundTrips(), episodes.busyRoundTrips(), episodes.events.get(), 0,
             System.nanoTime() - start);
     }
 

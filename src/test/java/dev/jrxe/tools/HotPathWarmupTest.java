@@ -155,6 +155,22 @@ class HotPathWarmupTest {
     }
 
     @Test
+    void shouldReadCompletionTimestampsAsARunWithTsDoes() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            // a budget (1.8 s) whose busy reserve (the last 1.5 s) begins during the deep-sleep
+            // episodes: the busy episodes after them read the extended CQs until the budget ends
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
+                1_000_000, 1_800_000_000L, HotPathWarmup.Memory.PINNED, JitQuiet.never(), false, true);
+            assertThat(r.roundTrips()).isLessThan(1_000_000);
+            assertThat(r.busyRoundTrips()).isPositive();
+            // a receive and a send completion per round trip and side, each with its time stamp
+            assertThat(r.timestamped()).isEqualTo(4L * r.busyRoundTrips());
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
     void shouldTakeTheBufferOfAnImplicitRunFromJrxesAllocatorAndGiveItBack() {
         HotPathWarmup.Memory implicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, true);
         HotPathWarmup.Memory explicit = new HotPathWarmup.Memory(Access.LOCAL_WRITE | Access.ON_DEMAND, false);
