@@ -208,7 +208,6 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
         if (!useTs) {
             // the loop the warm-up ran (HotPathWarmup): compiled already
             int failed = useEvents ? wcs.eventLoop(channel, cq, wc) : wcs.busyPoll(cq, wc);
-            countCqEvents(wcs.events());
             if (failed != 0) {
                 // rc_pingpong reports a second time after its parse_single_wc; uc_pingpong does not
                 if (failed > 0 && qpType() == QpType.RC) {
@@ -224,11 +223,12 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             }
         } else {
             while (wcs.running()) {
-                if (!awaitCqEvent(channel, cq) || !timestamps.poll(wcs, cq, true, watch())) {
+                if (!wcs.awaitEvent(channel, cq) || !timestamps.poll(wcs, cq, true, watch())) {
                     return 1;
                 }
             }
         }
+        countCqEvents(wcs.events());
         long elapsedNanos = System.nanoTime() - start;
         printResults(size, elapsedNanos);
         if (useTs) {

@@ -1,7 +1,6 @@
 package dev.jrxe.tools;
 
 import dev.jrxe.ib.Errno;
-import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.Device;
 import dev.jrxe.verbs.DeviceConfig;
@@ -15,7 +14,6 @@ import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -302,32 +300,12 @@ abstract class PingpongCommand implements Callable<Integer> {
         return watch;
     }
 
-    /**
-     * With {@code -e}: waits for {@code cq}'s next event and re-arms it, as the C tools' loops do;
-     * false after printing why not (no event within {@code --idle-timeout} among them).
-     */
-    boolean awaitCqEvent(CompletionChannel channel, CompletionQueue cq) throws InterruptedException {
-        CompletionQueue ev;
-        while ((ev = channel.getEvent(1, TimeUnit.SECONDS)) == null) {
-            if (!watch().keepWaiting()) {
-                return false;
-            }
-        }
-        ++numCqEvents;
-        if (ev != cq) {
-            err.printf("CQ event for unknown CQ %s%n", ev);
-            return false;
-        }
-        cq.requestNotify(false);
-        return true;
-    }
-
-    /** Events a loop of its own took ({@link PingpongCompletions#eventLoop}), to acknowledge as well. */
+    /** Events the run took ({@link PingpongCompletions#events}), to acknowledge after it. */
     void countCqEvents(int n) {
         numCqEvents += n;
     }
 
-    /** ibv_ack_cq_events for every event {@link #awaitCqEvent} took, and those {@link #countCqEvents} counted. */
+    /** ibv_ack_cq_events for every event {@link #countCqEvents} counted. */
     void ackCqEvents(CompletionQueue cq) {
         if (numCqEvents > 0) {
             cq.ackEvents(numCqEvents);

@@ -227,18 +227,9 @@ final class PingpongCompletions {
     /** One turn of {@link #eventLoop}, a method of its own for the reason {@link #pollAndComplete} is. */
     private int awaitAndComplete(dev.jrxe.verbs.CompletionChannel channel, dev.jrxe.verbs.CompletionQueue cq,
                                  dev.jrxe.verbs.WorkCompletion[] wc) throws InterruptedException {
-        dev.jrxe.verbs.CompletionQueue ev;
-        while ((ev = channel.getEvent(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
-            if (!watch.keepWaiting()) {
-                return -1;
-            }
-        }
-        events++;
-        if (ev != cq) {
-            err.printf("CQ event for unknown CQ %s%n", ev);
+        if (!awaitEvent(channel, cq)) {
             return -1;
         }
-        cq.requestNotify(false);
         int ne = cq.poll(wc);
         if (ne < 1) {
             return watch.keepWaiting() ? MORE : -1;
@@ -251,7 +242,28 @@ final class PingpongCompletions {
         return running() ? MORE : 0;
     }
 
-    /** The completion events {@link #eventLoop} took so far. */
+    /**
+     * Waits for {@code cq}'s next event (for as long as the watch allows), counts it and re-arms
+     * the CQ, as the C tools do before they poll. False when the run must end (the reason printed).
+     */
+    boolean awaitEvent(dev.jrxe.verbs.CompletionChannel channel, dev.jrxe.verbs.CompletionQueue cq)
+            throws InterruptedException {
+        dev.jrxe.verbs.CompletionQueue ev;
+        while ((ev = channel.getEvent(1, java.util.concurrent.TimeUnit.SECONDS)) == null) {
+            if (!watch.keepWaiting()) {
+                return false;
+            }
+        }
+        events++;
+        if (ev != cq) {
+            err.printf("CQ event for unknown CQ %s%n", ev);
+            return false;
+        }
+        cq.requestNotify(false);
+        return true;
+    }
+
+    /** The completion events {@link #eventLoop} and {@link #awaitEvent} took so far. */
     int events() {
         return events;
     }
