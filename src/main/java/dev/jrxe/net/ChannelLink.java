@@ -35,6 +35,8 @@ final class ChannelLink extends AbstractLink {
     private final long[] destKey = new long[CACHE];
     private final InetSocketAddress[] destAddr = new InetSocketAddress[CACHE];
     private SocketAddress lastSender;
+    /** The last poll took as many datagrams as its limit allowed. */
+    private boolean lastPollFull;
     private int lastSenderAddr;
     private int lastSenderPort;
     private boolean selected;
@@ -180,7 +182,8 @@ final class ChannelLink extends AbstractLink {
     public int poll(DatagramHandler handler, int limit) {
         ensureOpen();
         int calls = 0;
-        for (int taken = 0; taken < limit; taken++) {
+        int taken = 0;
+        for (; taken < limit; taken++) {
             rxBuffer.clear();
             SocketAddress from;
             try {
@@ -206,9 +209,15 @@ final class ChannelLink extends AbstractLink {
             }
             calls += deliver(handler, rxSegment, 0, len, lastSenderAddr, lastSenderPort);
         }
+        lastPollFull = taken >= limit;
         calls += pollMulticast(handler, limit);
         rethrowCallbackFailure();
         return calls;
+    }
+
+    @Override
+    public boolean lastPollFull() {
+        return lastPollFull;
     }
 
     @Override

@@ -62,6 +62,11 @@ final class DetachedLink implements Link {
     }
 
     @Override
+    public boolean lastPollFull() {
+        return false;
+    }
+
+    @Override
     public boolean awaitReadable(long timeoutNanos) {
         if (timeoutNanos > 0) {
             waiter = Thread.currentThread();

@@ -40,6 +40,12 @@ public interface Link extends AutoCloseable {
     int poll(DatagramHandler handler, int limit);
 
     /**
+     * Whether the last {@link #poll} stopped at its limit, counting every datagram it took from the
+     * kernel (dropped ones too, which make no handler call): more may still wait in the socket.
+     */
+    boolean lastPollFull();
+
+    /**
      * Blocks until a datagram can be read, {@link #wakeup()} is called, or {@code timeoutNanos}
      * passes (0 or less: just checks). Returns true when a datagram can be read. May run beside
      * {@link #poll}/{@link #flush} on another thread: it changes nothing they use.

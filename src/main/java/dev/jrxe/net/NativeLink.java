@@ -99,6 +99,8 @@ final class NativeLink extends AbstractLink {
     private boolean rxDrained;
     /** Received datagrams wait in rxBuf for the next poll; read by awaitReadable on any thread. */
     private volatile boolean rxBacklog;
+    /** The last poll took as many datagrams as its limit allowed. */
+    private boolean lastPollFull;
 
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
@@ -540,6 +542,7 @@ final class NativeLink extends AbstractLink {
                 rxOffset = 0;
             }
         }
+        lastPollFull = taken >= limit;
         calls += pollMulticast(handler, limit - taken);
         boolean backlog = rxIndex < rxReady;
         if (backlog != rxBacklog) {
@@ -547,6 +550,11 @@ final class NativeLink extends AbstractLink {
         }
         rethrowCallbackFailure();
         return calls;
+    }
+
+    @Override
+    public boolean lastPollFull() {
+        return lastPollFull;
     }
 
     private boolean receiveBatch() {

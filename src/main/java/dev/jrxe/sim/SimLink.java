@@ -31,6 +31,8 @@ final class SimLink implements Link {
     private final MemorySegment tx = arena.allocate(MAX_DATAGRAM, 8);
     private final MemorySegment rx = arena.allocate(MAX_DATAGRAM, 8);
     private final ArrayDeque<Arrival> inbound = new ArrayDeque<>();
+    /** The last poll took as many datagrams as its limit allowed. */
+    private boolean lastPollFull;
     private int committed;
     private int ipId;
 
@@ -89,7 +91,13 @@ final class SimLink implements Link {
             handler.onDatagram(rx, 0, a.bytes.length, a.src, a.srcPort, address);
             n++;
         }
+        lastPollFull = n >= limit;
         return n;
+    }
+
+    @Override
+    public boolean lastPollFull() {
+        return lastPollFull;
     }
 
     @Override

@@ -23,7 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * engine and sleeps in the kernel (poll on the socket) when the device is idle.
  */
 public final class Engine implements PacketSink, AutoCloseable {
-    /** Datagrams taken from the link per duty cycle. */
+    /**
+     * Datagrams taken from the link per duty cycle, at least: a cycle takes one per QP it serves
+     * when it serves more ({@link #receiveAndServe}).
+     */
     static final int RX_BATCH = 64;
     /** This device's timings and limits ({@code DeviceConfig}, else {@code Configuration}). */
     private final EngineTuning tuning;
@@ -85,6 +88,36 @@ public final class Engine implements PacketSink, AutoCloseable {
     private volatile Qp[] active = new Qp[0];
     /** Engine clock of the current duty cycle. */
     long now;
+    /**
+     * This cycle's receive stopped at its limit: datagrams may still wait in the socket. A
+     * transport that would give up a silent peer looks again in the next cycle, as the answer may
+     * be among them.
+     */
+    boolean rxBacklogged;
+    /** Engine clock at the start of the last full duty cycle (receive, serve, timers). */
+    private long lastServed;
+    /** Engine clock at the engine's last receive. */
+    private long lastListen;
+    /**
+     * Engine clock at the end of the last wait in the link (it listened all along), written by the
+     * thread that waited, which holds no lock meanwhile.
+     */
+    private volatile long waitEnded;
+    /**
+     * An engine that had not looked at its socket for longer than this (the largest retransmission
+     * timeout of any transport) was away: a GC pause, a preempted thread, not a wait in the link.
+     */
+    static final long AWAY_NANOS = 64_000_000;
+    /** Engine clock of the cycle that ended the engine's last absence (0: none yet). */
+    private long awayEnded;
+
+    /**
+     * Whether the engine came back from an absence (see {@link #AWAY_NANOS}) less than
+     * {@code nanos} before this cycle: what a transport does not count as a peer's silence.
+     */
+    boolean backWithin(long nanos) {
+        return awayEnded != 0 && now - awayEnded < nanos;
+    }
 
     /** The engine clock now (nanoseconds), for a transport that needs more than the cycle's {@link #now}. */
     long clockNanos() {
@@ -380,7 +413,18 @@ public final class Engine implements PacketSink, AutoCloseable {
         // flush, without the receive system call a full duty cycle makes (the poller does that).
         if (running && lock.tryLock()) {
             try {
-                sendCycle();
+                long t = clock.getAsLong();
+                // (a post from a thread that holds the engine already, inside a cycle, only
+                // sends: a nested receive would reenter the link's poll)
+                if (t - lastServed < appActiveNanos || lock.getHoldCount() > 1) {
+                    sendCycle(t);
+                } else {
+                    // A thread that keeps posting keeps the progress thread out (it gets the
+                    // engine only between posts), so it runs the receive half and the timers
+                    // too, now and then: 2,000 posts to as many SRD peers took over 500 ms,
+                    // and their give-up timers fired on answers nobody had read (SrdScaleTest).
+                    dutyCycle(true);
+                }
             } finally {
                 lock.unlock();
             }
@@ -406,8 +450,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     /** Transmit half of a duty cycle: requesters, flush, timers. Holding the lock. */
-    private void sendCycle() {
-        now = clock.getAsLong();
+    private void sendCycle(long t) {
+        now = t;
         Qp[] qps = active;
         for (Qp qp : qps) {
             try {
@@ -607,8 +651,20 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /** The first half of a duty cycle: receive a batch, then run every QP. Returns work done. */
     private int receiveAndServe(Qp[] qps) {
-        now = clock.getAsLong();
-        int work = link.poll(decoder, RX_BATCH);
+        long t0 = clock.getAsLong();
+        now = t0;
+        lastServed = t0;
+        long listened = Math.max(lastListen, waitEnded);
+        if (listened != 0 && t0 - listened > AWAY_NANOS) {
+            awayEnded = t0;
+        }
+        lastListen = t0;
+        // Every QP is served once per cycle, so a cycle takes at least one datagram per QP: with
+        // 2,000 SRD peers on one engine, 64 a cycle let their ACKs wait in the socket past the
+        // 500 ms give-up while the engine served the QPs over and over (SrdScaleTest).
+        int limit = Math.max(RX_BATCH, qps.length);
+        int work = link.poll(decoder, limit);
+        rxBacklogged = link.lastPollFull();
         for (Qp qp : qps) {
             try {
                 work += qp.transport.serve(qp);
@@ -809,6 +865,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 link.awaitReadable(sleep);
             } finally {
                 deepSleep = false;
+                waitEnded = clock.getAsLong();
             }
         }
     }

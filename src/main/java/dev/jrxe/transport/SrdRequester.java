@@ -303,17 +303,38 @@ final class SrdRequester {
             if (c.deadline[sl] <= now) {
                 int path = c.path[sl];
                 if (st == SrdSendContext.IN_FLIGHT) {
+                    long silent = now - c.firstSent[sl];
+                    boolean giveUp = silent >= s.timeoutNanos;
+                    boolean away = false;
+                    if (giveUp && silent < s.timeoutNanos + s.timeoutNanos / 2) {
+                        // silence counts only while this engine listened, for at most half an
+                        // SRD timeout more (the responder keeps a context for two): the answer
+                        // may be in the socket behind what this cycle read (look again soon),
+                        // or this engine was away itself within the last RTO (a GC pause, a
+                        // preempted thread) while the peer was too (the same JVM or machine):
+                        // the peer gets another retransmission, on the same path
+                        if (engine.rxBacklogged) {
+                            next = Math.min(next, now + SrdSendContext.RTO_MIN);
+                            continue;
+                        }
+                        away = engine.backWithin(SrdSendContext.RTO_MAX);
+                        giveUp = !away;
+                    }
                     engine.counters.inc(TransportCounters.SRD_TIMEOUTS);
-                    SrdState.bump(s.pathTimeouts, path);
-                    c.timeout(path, now);
-                    if (now - c.firstSent[sl] >= s.timeoutNanos) {
+                    if (!away) { // (not the path's fault when this engine was away)
+                        SrdState.bump(s.pathTimeouts, path);
+                        c.timeout(path, now);
+                    }
+                    if (giveUp) {
                         completer.giveUp(qp, s, c);
                         return work + 1;
                     }
                     if (c.retries[sl] < Byte.MAX_VALUE) {
                         c.retries[sl]++;
                     }
-                    path = c.retransmitPath(now, path);
+                    if (!away) {
+                        path = c.retransmitPath(now, path);
+                    }
                 } else {
                     c.waiting--;
                     c.inFlight++;

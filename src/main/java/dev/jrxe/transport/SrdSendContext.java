@@ -17,7 +17,7 @@ final class SrdSendContext {
     static final byte KIND_READ = 3;
 
     private static final int W = SrdState.WINDOW;
-    private static final long RTO_MIN = 2_000_000;
+    static final long RTO_MIN = 2_000_000;
     static final long RTO_MAX = 64_000_000;
     private static final long RTO_INITIAL = 5_000_000;
     private static final long PENALTY_HALF_LIFE = 20_000_000;

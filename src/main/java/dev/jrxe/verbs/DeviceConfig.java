@@ -164,7 +164,9 @@ public final class DeviceConfig {
 
     /**
      * No progress thread: the device runs only when its application drives it
-     * ({@link Device#progress()}, posting, polling), like libfabric's manual progress. For programs
+     * ({@link Device#progress()}, posting, polling), like libfabric's manual progress (a post sends;
+     * when no full cycle has run for {@link #appActiveNanos(long)}, it receives and runs timers
+     * too). For programs
      * that want every step on their own thread, and for the simulator, which runs several devices
      * in one thread.
      *

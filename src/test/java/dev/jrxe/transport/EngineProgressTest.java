@@ -392,6 +392,11 @@ class EngineProgressTest {
         }
 
         @Override
+        public boolean lastPollFull() {
+            return link.lastPollFull();
+        }
+
+        @Override
         public boolean awaitReadable(long timeoutNanos) {
             return link.awaitReadable(timeoutNanos);
         }

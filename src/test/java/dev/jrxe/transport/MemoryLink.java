@@ -118,8 +118,16 @@ final class MemoryLink implements Link {
             handler.onDatagram(d.segment(), 0, d.bytes().length, d.srcAddr(), d.srcPort(), d.dstAddr());
             n++;
         }
+        lastPollFull = n >= limit;
         return n;
     }
+
+    @Override
+    public boolean lastPollFull() {
+        return lastPollFull;
+    }
+
+    private boolean lastPollFull;
 
     @Override
     public boolean awaitReadable(long timeoutNanos) {
