@@ -221,12 +221,9 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
             if (timestamps.busyPoll(wcs, cq, watch()) != 0) {
                 return 1;
             }
-        } else {
-            while (wcs.running()) {
-                if (!wcs.awaitEvent(channel, cq) || !timestamps.poll(wcs, cq, true, watch())) {
-                    return 1;
-                }
-            }
+        } else if (timestamps.eventLoop(wcs, channel, cq, watch()) != 0) {
+            // -e -t: the loop the warm-up ran
+            return 1;
         }
         countCqEvents(wcs.events());
         long elapsedNanos = System.nanoTime() - start;

@@ -365,7 +365,7 @@ final class HotPathWarmup {
     /**
      * {@link #run(Device, Pair, int, int, long, Memory, JitQuiet, boolean)}; with {@code timestamps}
      * the CQs are extended ones with completion time stamps, read as {@code rc-pingpong -t} reads
-     * its own ({@link PingpongTimestamps}; busy polling: with events too, the sides wait as above).
+     * its own ({@link PingpongTimestamps}, busy polling or, with events, waiting as above).
      */
     static Result run(Device dev, Pair pair, int size, int roundTrips, long budgetNanos, Memory memory, JitQuiet jit,
                       boolean events, boolean timestamps) {
@@ -407,7 +407,7 @@ final class HotPathWarmup {
                 b = pair.create(pd, cqB, new QpCap(1, RECV_DEPTH, 1, 1, 0));
                 pair.join(dev, pd, a, b);
                 play(dev, pair, a, b, cqA, cqB, chA, chB, bufA, bufB, size, renews, memory.renews(), episodes,
-                    timestamps && !events ? tsMask : 0);
+                    timestamps ? tsMask : 0);
             } finally {
                 closeAll(pair, pd, bufA, bufB, chA, chB, cqA, cqB, a, b);
             }
@@ -517,9 +517,9 @@ final class HotPathWarmup {
                 ok = sender.post(0);
                 wcs.expect(0, PingpongCommand.RECV_WRID | PingpongCommand.SEND_WRID);
             }
-            if (tsMask != 0 && !episodes.yielding()) {
+            if (tsMask != 0 && (channel != null || !episodes.yielding())) {
                 PingpongTimestamps ts = new PingpongTimestamps(tsMask);
-                ok = ok && ts.busyPoll(wcs, cq, watch) == 0;
+                ok = ok && timestampLoop(ts, wcs, cq, channel, watch) == 0;
                 episodes.timestamped.addAndGet(ts.reads());
             } else {
                 ok = ok && loop(wcs, cq, channel, wc, watch, episodes.yielding()) == 0;
@@ -535,6 +535,20 @@ final class HotPathWarmup {
             if (pair.renews()) {
                 routs = RECV_DEPTH; // what Episodes#between posted
             }
+        }
+    }
+
+    /** An episode's loop with completion time stamps: the run's own, events or busy polling. */
+    private static int timestampLoop(PingpongTimestamps ts, PingpongCompletions wcs, CompletionQueue cq,
+                                     CompletionChannel channel, CompletionWatch watch) {
+        if (channel == null) {
+            return ts.busyPoll(wcs, cq, watch);
+        }
+        try {
+            return ts.eventLoop(wcs, channel, cq, watch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
         }
     }
 

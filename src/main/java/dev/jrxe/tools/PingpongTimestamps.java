@@ -1,5 +1,6 @@
 package dev.jrxe.tools;
 
+import dev.jrxe.verbs.CompletionChannel;
 import dev.jrxe.verbs.CompletionQueue;
 import dev.jrxe.verbs.CqEx;
 import java.io.PrintWriter;
@@ -37,6 +38,29 @@ final class PingpongTimestamps {
             }
         }
         return 0;
+    }
+
+    /**
+     * {@code -e -t}: waits for each completion event of {@code cq} (an extended CQ with completion
+     * time stamps), then reads it as {@link #poll} does after an event, until the run is complete.
+     * Counts the events in {@code wcs} (the caller acknowledges them).
+     *
+     * @return 0 when the run is complete; else it failed (the reason printed)
+     */
+    int eventLoop(PingpongCompletions wcs, CompletionChannel channel, CompletionQueue cq, CompletionWatch watch)
+            throws InterruptedException {
+        while (wcs.running()) {
+            if (!awaitAndPoll(wcs, channel, cq, watch)) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    /** One turn of {@link #eventLoop}: a method of its own, compiled within a warm-up episode. */
+    private boolean awaitAndPoll(PingpongCompletions wcs, CompletionChannel channel, CompletionQueue cq,
+                                 CompletionWatch watch) throws InterruptedException {
+        return wcs.awaitEvent(channel, cq) && poll(wcs, cq, true, watch);
     }
 
     /**

@@ -155,6 +155,22 @@ class HotPathWarmupTest {
     }
 
     @Test
+    void shouldWaitForEventsAndReadTimestampsAsARunWithBothDoes() throws Exception {
+        int udp = FreePorts.udp("127.0.0.2");
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
+            int episodes = 3;
+            HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
+                episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, HotPathWarmup.Memory.PINNED, new JitQuiet(),
+                true, true);
+            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
+            // -e -t's loop in every episode: woken by events, every completion read with its time stamp
+            assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
+            assertThat(r.timestamped()).isEqualTo(4L * r.roundTrips());
+            assertThat(dev.liveQps()).isZero();
+        }
+    }
+
+    @Test
     void shouldReadCompletionTimestampsAsARunWithTsDoes() throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
