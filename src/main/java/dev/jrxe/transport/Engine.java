@@ -654,7 +654,8 @@ public final class Engine implements PacketSink, AutoCloseable {
         long t0 = clock.getAsLong();
         now = t0;
         lastServed = t0;
-        long listened = Math.max(lastListen, waitEnded);
+        long waited = waitEnded;
+        long listened = waited != 0 && waited - lastListen > 0 ? waited : lastListen; // (clock order)
         if (listened != 0 && t0 - listened > AWAY_NANOS) {
             awayEnded = t0;
         }
