@@ -24,8 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Engine implements PacketSink, AutoCloseable {
     /**
-     * Datagrams taken from the link per duty cycle, at least: a cycle takes one per QP it serves
-     * when it serves more ({@link #receiveAndServe}).
+     * Datagrams a duty cycle takes from the link at most, or one per QP it serves when it serves
+     * more ({@link #receiveAndServe}).
      */
     static final int RX_BATCH = 64;
     /** This device's timings and limits ({@code DeviceConfig}, else {@code Configuration}). */
@@ -104,8 +104,8 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     private volatile long waitEnded;
     /**
-     * An engine that had not looked at its socket for longer than this (the largest retransmission
-     * timeout of any transport) was away: a GC pause, a preempted thread, not a wait in the link.
+     * An engine that had not looked at its socket for longer than this (SRD's largest RTO,
+     * {@code SrdSendContext.RTO_MAX}) was away: a GC pause, a preempted thread, not a wait in the link.
      */
     static final long AWAY_NANOS = 64_000_000;
     /** Engine clock of the cycle that ended the engine's last absence (0: none yet). */
@@ -660,7 +660,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             awayEnded = t0;
         }
         lastListen = t0;
-        // Every QP is served once per cycle, so a cycle takes at least one datagram per QP: with
+        // Every QP is served once per cycle, so a cycle may take up to one datagram per QP: with
         // 2,000 SRD peers on one engine, 64 a cycle let their ACKs wait in the socket past the
         // 500 ms give-up while the engine served the QPs over and over (SrdScaleTest).
         int limit = Math.max(RX_BATCH, qps.length);
@@ -866,7 +866,10 @@ public final class Engine implements PacketSink, AutoCloseable {
                 link.awaitReadable(sleep);
             } finally {
                 deepSleep = false;
-                waitEnded = clock.getAsLong();
+                // it listened for the sleep it asked, no longer: a GC pause or a preemption that
+                // kept it past that counts as an absence
+                long end = clock.getAsLong();
+                waitEnded = end - now > sleep ? now + sleep : end;
             }
         }
     }
