@@ -90,13 +90,11 @@ public final class Engine implements PacketSink, AutoCloseable {
     long now;
     /**
      * This cycle's receive stopped at its limit: datagrams may still wait in the socket. A
-     * transport that would give up a silent peer looks again in the next cycle, as the answer may
-     * be among them.
+     * transport that would give up a silent peer looks again after a later receive, as the answer
+     * may be among them.
      */
     boolean rxBacklogged;
-    /** Engine clock at the start of the last full duty cycle (receive, serve, timers). */
-    private long lastServed;
-    /** Engine clock at the engine's last receive. */
+    /** Engine clock at the engine's last receive: the start of its last full duty cycle. */
     private long lastListen;
     /**
      * Engine clock at the end of the last wait in the link (it listened all along), written by the
@@ -107,7 +105,7 @@ public final class Engine implements PacketSink, AutoCloseable {
      * An engine that had not looked at its socket for longer than this (SRD's largest RTO,
      * {@code SrdSendContext.RTO_MAX}) was away: a GC pause, a preempted thread, not a wait in the link.
      */
-    static final long AWAY_NANOS = 64_000_000;
+    static final long AWAY_NANOS = SrdSendContext.RTO_MAX;
     /** Engine clock of the cycle that ended the engine's last absence (0: none yet). */
     private long awayEnded;
 
@@ -416,7 +414,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 long t = clock.getAsLong();
                 // (a post from a thread that holds the engine already, inside a cycle, only
                 // sends: a nested receive would reenter the link's poll)
-                if (t - lastServed < appActiveNanos || lock.getHoldCount() > 1) {
+                if (t - lastListen < appActiveNanos || lock.getHoldCount() > 1) {
                     sendCycle(t);
                 } else {
                     // A thread that keeps posting keeps the progress thread out (it gets the
@@ -653,7 +651,6 @@ public final class Engine implements PacketSink, AutoCloseable {
     private int receiveAndServe(Qp[] qps) {
         long t0 = clock.getAsLong();
         now = t0;
-        lastServed = t0;
         long waited = waitEnded;
         long listened = waited != 0 && waited - lastListen > 0 ? waited : lastListen; // (clock order)
         if (listened != 0 && t0 - listened > AWAY_NANOS) {
