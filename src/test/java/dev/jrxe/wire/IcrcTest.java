@@ -89,35 +89,71 @@ class IcrcTest {
         }
     }
 
+    /**
+     * The ICRC rule written out byte by byte, independently of Icrc's layout: the datagram
+     * {@code udp} of {@code len} bytes from port 0xC001 to 4791, IPv4 ID 0x1234, after the masked
+     * LRH, IPv4 and UDP headers, with the BTH's byte 4 masked.
+     */
+    private static int ruleIcrc(byte[] udp, int len, int src, int dst) {
+        byte[] msg = new byte[8 + 20 + 8 + len - 4];
+        java.util.Arrays.fill(msg, 0, 8, (byte) 0xFF);
+        byte[] ip = {0x45, (byte) 0xFF, (byte) ((28 + len) >> 8), (byte) (28 + len), 0x12, 0x34, 0x40, 0,
+            (byte) 0xFF, 17, (byte) 0xFF, (byte) 0xFF, (byte) (src >> 24), (byte) (src >> 16), (byte) (src >> 8),
+            (byte) src, (byte) (dst >> 24), (byte) (dst >> 16), (byte) (dst >> 8), (byte) dst};
+        System.arraycopy(ip, 0, msg, 8, 20);
+        byte[] udpHeader = {(byte) 0xC0, 0x01, 0x12, (byte) 0xB7, (byte) ((8 + len) >> 8), (byte) (8 + len),
+            (byte) 0xFF, (byte) 0xFF};
+        System.arraycopy(udpHeader, 0, msg, 28, 8);
+        System.arraycopy(udp, 0, msg, 36, len - 4);
+        msg[36 + 4] = (byte) 0xFF;
+        CRC32 crc = new CRC32();
+        crc.update(msg);
+        return (int) crc.getValue();
+    }
+
     @Test
     void shouldComputeCrc32OverTheMaskedPseudoHeaderAndRest() {
-        // the rule written out byte by byte, independently of Icrc's incremental layout
         byte[] udp = new byte[12 + 16 + 8 + 4];
         MemorySegment seg = MemorySegment.ofArray(udp);
         PacketWriter w = new PacketWriter().begin(seg, 0, Opcodes.RC_RDMA_WRITE_ONLY);
         w.bth().destQp(0x11).psn(101).ackReq(true).fecn(true);
         w.reth().va(0x7f0000002000L).rkey(0x1234).dmaLength(8);
         int len = w.finish(8);
-        byte[] msg = new byte[8 + 20 + 8 + len - 4];
-        java.util.Arrays.fill(msg, 0, 8, (byte) 0xFF);
-        byte[] ip = {0x45, (byte) 0xFF, 0, (byte) (28 + len), 0x12, 0x34, 0x40, 0, (byte) 0xFF, 17, (byte) 0xFF,
-            (byte) 0xFF, 127, 0, 0, 2, 127, 0, 0, 3};
-        System.arraycopy(ip, 0, msg, 8, 20);
-        byte[] udpHeader = {(byte) 0xC0, 0x01, 0x12, (byte) 0xB7, 0, (byte) (8 + len), (byte) 0xFF, (byte) 0xFF};
-        System.arraycopy(udpHeader, 0, msg, 28, 8);
-        System.arraycopy(udp, 0, msg, 36, len - 4);
-        msg[36 + 4] = (byte) 0xFF;
-        CRC32 crc = new CRC32();
-        crc.update(msg);
-        int expected = (int) crc.getValue();
         int src = 0x7F000002;
         int dst = 0x7F000003;
+        int expected = ruleIcrc(udp, len, src, dst);
         assertThat(icrc.compute(seg, 0, len, src, dst, 0xC001, 4791, 0x1234)).isEqualTo(expected);
         icrc.seal(seg, 0, len, src, dst, 0xC001, 4791, 0x1234);
         assertThat(seg.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), len - 4))
             .isEqualTo(expected);
         assertThat(Icrc.stored(seg, 0, len)).isEqualTo(expected);
         assertThat(icrc.solveIpId(seg, 0, len, src, dst, 0xC001, 4791)).isEqualTo(0x1234);
+    }
+
+    /**
+     * A body after the BTH up to {@link Icrc#INLINE_BODY} bytes is CRC'd from a copy, a longer
+     * one in place: both sides of that line, in native and heap memory, against the rule written
+     * out as one array (a body that one path left out or counted twice would not match).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, Icrc.INLINE_BODY - 1, Icrc.INLINE_BODY,
+        Icrc.INLINE_BODY + 1, 1024, 4096})
+    void shouldComputeTheRuleWhetherTheBodyIsCopiedOrReadInPlace(int body) {
+        SplittableRandom random = new SplittableRandom(body);
+        int len = 12 + body + 4;
+        byte[] udp = new byte[len];
+        random.nextBytes(udp);
+        int expected = ruleIcrc(udp, len, 0x0A010203, 0x0A040506);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment nativeBuf = arena.allocate(len + 5);
+            MemorySegment.copy(MemorySegment.ofArray(udp), 0, nativeBuf, 5, len);
+            byte[] heap = new byte[len + 7];
+            System.arraycopy(udp, 0, heap, 7, len);
+            assertThat(icrc.compute(nativeBuf, 5, len, 0x0A010203, 0x0A040506, 0xC001, 4791, 0x1234))
+                .isEqualTo(expected);
+            assertThat(icrc.compute(MemorySegment.ofArray(heap), 7, len, 0x0A010203, 0x0A040506, 0xC001, 4791, 0x1234))
+                .isEqualTo(expected);
+        }
     }
 
     @Test
@@ -176,6 +212,34 @@ class IcrcTest {
             assertThat(Gf2Crc32.multiply(xPow, Gf2Crc32.inversePower(n))).as("x^%d * x^-%d", n, n).isEqualTo(Gf2Crc32.ONE);
             xPow = Gf2Crc32.multiply(xPow, Gf2Crc32.X);
         }
+    }
+
+    @Test
+    void shouldMultiplyAsTheSchoolbookProductModuloTheCrcPolynomial() {
+        SplittableRandom random = new SplittableRandom(7);
+        int[] edges = {0, 1, -1, Gf2Crc32.ONE, Gf2Crc32.X, Gf2Crc32.POLY, Gf2Crc32.X_INVERSE, 0x0000000F, 0xF0000000};
+        for (int a : edges) {
+            for (int b : edges) {
+                assertThat(Gf2Crc32.multiply(a, b)).as("%08x * %08x", a, b).isEqualTo(schoolbook(a, b));
+            }
+        }
+        for (int i = 0; i < 100_000; i++) {
+            int a = random.nextInt();
+            int b = random.nextInt();
+            assertThat(Gf2Crc32.multiply(a, b)).as("%08x * %08x", a, b).isEqualTo(schoolbook(a, b));
+        }
+    }
+
+    /** Bit by bit, x^0 first: for each coefficient of a, add b, then b *= x. */
+    private static int schoolbook(int a, int b) {
+        int product = 0;
+        for (int bit = Gf2Crc32.ONE; bit != 0; bit >>>= 1) {
+            if ((a & bit) != 0) {
+                product ^= b;
+            }
+            b = (b >>> 1) ^ ((b & 1) != 0 ? Gf2Crc32.POLY : 0);
+        }
+        return product;
     }
 
     @Test
