@@ -210,6 +210,25 @@ public final class TurnaroundHarness {
         }
     }
 
+    /**
+     * {@code from} sends once its last send completed, {@code to} takes the message and posts a
+     * receive in its place. Both devices progress in every wait, as two processes would, so that
+     * each side's held ACK goes with its answer or when its hold expires.
+     */
+    private static void oneWay(Side from, Side to, int size) {
+        while (from.sends > 0) {
+            from.dev.progress();
+            to.dev.progress();
+            from.poll();
+        }
+        from.send(size);
+        while (!to.poll()) {
+            to.dev.progress();
+            from.dev.progress();
+        }
+        to.postRecv();
+    }
+
     public static void main(String[] args) {
         int size = Integer.parseInt(args[0]);
         int mtu = Integer.parseInt(args[1]);
@@ -233,31 +252,9 @@ public final class TurnaroundHarness {
         long mark = System.nanoTime();
         long n = 0;
         long atMark = 0;
-        // both devices progress in every wait, as two processes would, so that each side's held
-        // ACK goes with its answer or when its hold expires
         while (true) {
-            while (a.sends > 0) {
-                a.dev.progress();
-                b.dev.progress();
-                a.poll();
-            }
-            a.send(size);
-            while (!b.poll()) {
-                b.dev.progress();
-                a.dev.progress();
-            }
-            b.postRecv();
-            while (b.sends > 0) {
-                b.dev.progress();
-                a.dev.progress();
-                b.poll();
-            }
-            b.send(size);
-            while (!a.poll()) {
-                a.dev.progress();
-                b.dev.progress();
-            }
-            a.postRecv();
+            oneWay(a, b, size);
+            oneWay(b, a, size);
             if ((++n & 0xFFF) == 0) {
                 long t = System.nanoTime();
                 if (t - mark > 1_000_000_000L) {
