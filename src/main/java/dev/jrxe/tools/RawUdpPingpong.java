@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import org.HdrHistogram.Histogram;
 
 /**
  * The baseline: plain Java UDP between two processes, both sides busy-polling a non-blocking
@@ -58,7 +57,7 @@ final class RawUdpPingpong {
                 tx.put(i, (byte) i);
             }
             for (int size : plan.sizes()) {
-                Histogram h = new Histogram(BenchPingpongCommand.HIGHEST_NANOS, 3);
+                RoundTripRecorder h = new RoundTripRecorder(plan.warmup(), plan.iters());
                 for (int i = 0; i < plan.warmup() + plan.iters(); i++) {
                     tx.clear().limit(size);
                     rx.clear();
@@ -69,11 +68,9 @@ final class RawUdpPingpong {
                     if (got != size) {
                         throw new IOException("echo of " + got + " bytes for " + size);
                     }
-                    if (i >= plan.warmup()) {
-                        h.recordValue(Math.min(rtt, BenchPingpongCommand.HIGHEST_NANOS));
-                    }
+                    h.record(i, rtt);
                 }
-                out.println(LatencyResult.of(MODE, size, h).line());
+                out.println(LatencyResult.of(MODE, size, h.measured()).line());
                 out.flush();
             }
         }

@@ -31,7 +31,6 @@ import java.lang.management.ThreadMXBean;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import org.HdrHistogram.Histogram;
 
 /**
  * jrxe's side of the benchmark: an RC QP per process, connected with ibv_rc_pingpong's TCP exchange
@@ -228,7 +227,7 @@ final class RcSendPingpong {
             side.connect(tcpPort, false, mtu, out);
             long recvs = 0;
             for (int size : plan.sizes()) {
-                Histogram h = new Histogram(BenchPingpongCommand.HIGHEST_NANOS, 3);
+                RoundTripRecorder h = new RoundTripRecorder(plan.warmup(), plan.iters());
                 for (int i = 0; i < plan.warmup() + plan.iters(); i++) {
                     side.awaitSendSlot();
                     long t0 = System.nanoTime();
@@ -239,11 +238,9 @@ final class RcSendPingpong {
                     if (got != size) {
                         throw new IOException("echo of " + got + " bytes for " + size);
                     }
-                    if (i >= plan.warmup()) {
-                        h.recordValue(Math.min(rtt, BenchPingpongCommand.HIGHEST_NANOS));
-                    }
+                    h.record(i, rtt);
                 }
-                out.println(LatencyResult.of(MODE, size, h).line());
+                out.println(LatencyResult.of(MODE, size, h.measured()).line());
                 out.flush();
             }
             side.linger();
