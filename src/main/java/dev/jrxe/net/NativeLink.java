@@ -305,10 +305,13 @@ final class NativeLink extends AbstractLink {
         }
         int f = portFd[port] - 1;
         if (f < 0) {
-            try (Arena own = Arena.ofConfined()) {
+            if (portCallState == null) {
+                portCallState = Sockets.newCallState(arena);
+                portScratch = arena.allocate(16, 8);
+            }
+            try {
                 // send-only: the smallest receive buffer
-                f = openSocket(Sockets.newCallState(own), own.allocate(16, 8), localAddr, port,
-                    config.sendBufferBytes(), 1, false, noCheck);
+                f = openSocket(portCallState, portScratch, localAddr, port, config.sendBufferBytes(), 1, false, noCheck);
             } catch (IOException e) {
                 f = fd;
             }
@@ -316,6 +319,17 @@ final class NativeLink extends AbstractLink {
         }
         return f;
     }
+
+    /**
+     * What {@link #openPortSocket} passes to its system calls, under its monitor: from the link's
+     * shared arena, not a confined one of its own. A QP's source port opens when it moves to RTR,
+     * often after the hot path has been compiled, and the first confined segment those FFM
+     * accessors met then was a case C2 had compiled as never seen: it threw compiled code away at
+     * the start of a measured rc-pingpong run (-Xlog:deoptimization: checkValidStateRaw,
+     * VarHandleSegmentAsInts.set), and compiled it again inside the run.
+     */
+    private MemorySegment portCallState;
+    private MemorySegment portScratch;
 
     @Override
     void openSourcePort(int port) {

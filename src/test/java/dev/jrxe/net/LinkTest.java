@@ -217,6 +217,53 @@ class LinkTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    void shouldOpenSourcePortsFromSeveralThreadsAtOnce(LinkMode mode) throws Exception {
+        // a source port's socket opens when a QP takes the port (any thread) or, for a port
+        // nobody holds, in the send path: both through one call state and scratch of the link,
+        // under its monitor, and every datagram must leave from its own port
+        try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
+            int base = 0xC200 | (int) (ProcessHandle.current().pid() % 0x1000) + 128 * mode.ordinal();
+            int rounds = 8;
+            int perRound = 8;
+            int held = rounds * perRound;
+            CountDownLatch start = new CountDownLatch(1);
+            Thread taker = Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int port = base; port < base + held; port++) {
+                    p.a.retainSourcePort(port);
+                }
+            });
+            start.countDown();
+            List<Integer> unheld = new ArrayList<>();
+            for (int r = 0; r < rounds; r++) {
+                for (int i = 0; i < perRound; i++) {
+                    int port = base + held + r * perRound + i;
+                    unheld.add(port);
+                    sendSendOnly(p.a, p.addrB(), p.b.localPort(), port, i, 100);
+                }
+                p.a.flush();
+            }
+            taker.join();
+            for (int port = base; port < base + held; port++) {
+                sendSendOnly(p.a, p.addrB(), p.b.localPort(), port, 0, 100);
+            }
+            p.a.flush();
+            Collector got = new Collector().receive(p.b, 2 * held);
+            assertThat(got.datagrams).extracting(Collector.Datagram::srcPort).containsExactlyInAnyOrderElementsOf(
+                java.util.stream.IntStream.range(base, base + 2 * held).boxed().toList());
+            assertThat(p.a.counters().drops(DropReason.SEND_FAILED)).isZero();
+            for (int port = base; port < base + held; port++) {
+                p.a.releaseSourcePort(port);
+            }
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     void shouldKeepSendingFromASourcePortWhosePeerWentAway(LinkMode mode) throws Exception {
         try (LinkPair p = LinkPair.open(mode, TestRoce.SEALER)) {
