@@ -133,6 +133,7 @@ final class NativeLink extends AbstractLink {
                 Sockets.close(callState, efd);
             }
             waitArena.close();
+            portArena.close();
             closeCommon();
             throw e;
         }
@@ -205,8 +206,9 @@ final class NativeLink extends AbstractLink {
 
     /**
      * Opens and binds a socket; {@code st} and {@code sc} (the call state and a 16-byte scratch)
-     * belong to the calling thread's use: a source port's socket may open on an application
-     * thread while the engine's thread sends through the link's own.
+     * are the caller's to use alone: a source port's socket may open on an application thread
+     * (through {@link #portCallState}, under the link's monitor) while the engine's thread sends
+     * through the link's own.
      */
     private int openSocket(MemorySegment st, MemorySegment sc, int addr, int port, int sndBuf, int rcvBuf,
                            boolean wantGro, boolean wantNoCheck)
@@ -305,9 +307,8 @@ final class NativeLink extends AbstractLink {
         }
         int f = portFd[port] - 1;
         if (f < 0) {
-            if (portCallState == null) {
-                portCallState = Sockets.newCallState(arena);
-                portScratch = arena.allocate(16, 8);
+            if (closed) {
+                return fd; // (a send that raced close fails on the closed socket; nothing opens now)
             }
             try {
                 // send-only: the smallest receive buffer
@@ -321,15 +322,18 @@ final class NativeLink extends AbstractLink {
     }
 
     /**
-     * What {@link #openPortSocket} passes to its system calls, under its monitor: from the link's
-     * shared arena, not a confined one of its own. A QP's source port opens when it moves to RTR,
-     * often after the hot path has been compiled, and the first confined segment those FFM
-     * accessors met then was a case C2 had compiled as never seen: it threw compiled code away at
-     * the start of a measured rc-pingpong run (-Xlog:deoptimization: checkValidStateRaw,
-     * VarHandleSegmentAsInts.set), and compiled it again inside the run.
+     * What {@link #openPortSocket} and {@link #closeSourcePort} pass to their system calls, under
+     * the link's monitor: a shared arena of their own, made once. Not a confined arena per call: a
+     * QP's source port opens when it moves to RTR, often after the hot path has been compiled, and
+     * the first confined segment those FFM accessors met then was a case C2 had compiled as never
+     * seen: it threw compiled code away at the start of a measured rc-pingpong run
+     * (-Xlog:deoptimization: checkValidStateRaw, VarHandleSegmentAsInts.set) and compiled it again
+     * inside the run. Not the link's arena either, for the reason {@link #waitArena} has its own:
+     * these calls run on application threads while the engine's thread sends.
      */
-    private MemorySegment portCallState;
-    private MemorySegment portScratch;
+    private final Arena portArena = Arena.ofShared();
+    private final MemorySegment portCallState = Sockets.newCallState(portArena);
+    private final MemorySegment portScratch = portArena.allocate(16, 8);
 
     @Override
     void openSourcePort(int port) {
@@ -340,8 +344,8 @@ final class NativeLink extends AbstractLink {
 
     @Override
     synchronized void closeSourcePort(int port) {
-        if (portFd != null && portFd[port] > 0 && portFd[port] - 1 != fd) {
-            Sockets.close(callState, portFd[port] - 1);
+        if (!closed && portFd != null && portFd[port] > 0 && portFd[port] - 1 != fd) {
+            Sockets.close(portCallState, portFd[port] - 1);
             portFd[port] = 0;
         }
     }
@@ -678,12 +682,17 @@ final class NativeLink extends AbstractLink {
             Thread.onSpinWait();
         }
         Sockets.close(callState, eventFd);
-        if (portFd != null) {
-            for (int f : portFd) {
-                if (f > 0 && f - 1 != fd) {
-                    Sockets.close(callState, f - 1);
+        // under the monitor the source ports open and close with: none is opening now, and none
+        // opens once closed is set
+        synchronized (this) {
+            if (portFd != null) {
+                for (int f : portFd) {
+                    if (f > 0 && f - 1 != fd) {
+                        Sockets.close(portCallState, f - 1);
+                    }
                 }
             }
+            portArena.close();
         }
         try {
             closeCommon();

@@ -39,12 +39,12 @@ public final class BenchPingpongCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(converter = Converters.Positive.class,
-        names = "--iters", description = "measured round trips per size (default ${DEFAULT-VALUE})",
+        names = "--iters", description = "measured round trips per size, up to 10,000,000 (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int iters;
 
     @Option(converter = Converters.NonNegative.class,
-        names = "--warmup", description = "unmeasured round trips per size first (default ${DEFAULT-VALUE})",
+        names = "--warmup", description = "unmeasured round trips per size first, up to 10,000,000 (default ${DEFAULT-VALUE})",
         defaultValue = "20000")
     int warmup;
 
@@ -119,6 +119,10 @@ public final class BenchPingpongCommand implements Callable<Integer> {
         Converters.require(spec, sendWindow >= 1 && sendWindow <= 64, "--send-window must be 1..64: " + sendWindow);
         Converters.require(spec, memory.equals(RcSendPingpong.MEMORY_NATIVE) || memory.equals(RcSendPingpong.MEMORY_ARENA),
             "--memory must be native or arena: '" + memory + "'");
+        Converters.require(spec, iters >= 1 && iters <= PingpongPlan.MAX_ITERS,
+            "--iters must be 1.." + PingpongPlan.MAX_ITERS + ": " + iters);
+        Converters.require(spec, warmup >= 0 && warmup <= PingpongPlan.MAX_ITERS,
+            "--warmup must be 0.." + PingpongPlan.MAX_ITERS + ": " + warmup);
         PingpongPlan plan = new PingpongPlan(sizes, warmup, iters);
         if (role != null) {
             return runRole(plan);

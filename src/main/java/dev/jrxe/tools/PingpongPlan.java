@@ -7,10 +7,13 @@ import java.util.List;
  * sizes in order, and per size {@code warmup} unrecorded then {@code iters} recorded round trips.
  */
 record PingpongPlan(List<Integer> sizes, int warmup, int iters) {
+    /** Most round trips of either kind per size: the initiator keeps every measured one (8 bytes each). */
+    static final int MAX_ITERS = 10_000_000;
+
     PingpongPlan {
         sizes = List.copyOf(sizes);
-        if (sizes.isEmpty() || warmup < 0 || iters < 1) {
-            throw new IllegalArgumentException("need sizes, warmup >= 0 and iters >= 1");
+        if (sizes.isEmpty() || warmup < 0 || iters < 1 || warmup > MAX_ITERS || iters > MAX_ITERS) {
+            throw new IllegalArgumentException("need sizes, 0 <= warmup <= " + MAX_ITERS + " and 1 <= iters <= " + MAX_ITERS);
         }
         for (int s : sizes) {
             if (s < 1 || s > 65000) {

@@ -43,7 +43,8 @@ import java.util.zip.CRC32;
  * happens to fall into the 16-dimensional ID subspace). A receiver that knows which IDs to expect
  * (a jrxe sender: always 0) can compare the returned ID with them.
  *
- * <p>Not thread-safe: one instance per thread (it keeps a {@link CRC32} and scratch space).
+ * <p>Not thread-safe: one instance per thread (it keeps a {@link CRC32} and scratch space, which
+ * holds up to {@link #INLINE_BODY} bytes of the last datagram's body between calls).
  * No allocation per packet as long as the segments passed in are reused (their
  * {@link ByteBuffer} views are cached by identity).
  */
@@ -59,11 +60,12 @@ public final class Icrc {
     /** x^-(8(d+2)) by UDP payload length; 0 = not yet computed (never a real value). Benign races. */
     private static final int[] SOLVE_FACTOR = new int[MAX_UDP_PAYLOAD + 1];
 
-    private final CRC32 crc = new CRC32();
     /** Bodies (after the BTH) up to this long are CRC'd from a copy behind the pseudo header. */
     static final int INLINE_BODY = 512;
     private static final VarHandle BE16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle BE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+    private final CRC32 crc = new CRC32();
     private final byte[] pseudo = new byte[PSEUDO_LENGTH + INLINE_BODY];
     /** View cache: open addressing by identity, probing a few slots (links use ~100-300 buffers). */
     private static final int VIEWS = 1024;

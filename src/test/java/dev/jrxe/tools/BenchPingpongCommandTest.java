@@ -68,6 +68,22 @@ class BenchPingpongCommandTest {
         assertThatThrownBy(() -> new PingpongPlan(List.of(), 0, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PingpongPlan(List.of(0), 0, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PingpongPlan(List.of(8), 0, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PingpongPlan(List.of(8), 0, PingpongPlan.MAX_ITERS + 1))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PingpongPlan(List.of(8), PingpongPlan.MAX_ITERS + 1, 1))
+            .isInstanceOf(IllegalArgumentException.class);
         assertThat(new PingpongPlan(List.of(8, 4096), 10, 20).totalRoundTrips()).isEqualTo(60);
+    }
+
+    @Test
+    void shouldRefuseMoreRoundTripsThanItKeepsAsABadCommandLine() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute("bench", "pingpong", "--iters", "10000001")).isEqualTo(2);
+        assertThat(err.toString()).contains("--iters must be 1..10000000");
+        assertThat(cl.execute("bench", "pingpong", "--warmup", "10000001")).isEqualTo(2);
+        assertThat(err.toString()).contains("--warmup must be 0..10000000");
     }
 }

@@ -19,6 +19,19 @@ class RoundTripRecorderTest {
     }
 
     @Test
+    void shouldKeepOnlyTheMeasuredRoundTripsWhateverTheWarmUp() {
+        RoundTripRecorder r = new RoundTripRecorder(1_000, 3);
+        for (int i = 0; i < 1_000; i++) {
+            r.record(i, 5_000_000 + i);
+        }
+        r.record(1_000, 1_000);
+        r.record(1_001, 2_000);
+        r.record(1_002, 3_000);
+        assertThat(r.measured().getTotalCount()).isEqualTo(3);
+        assertThat(r.measured().getMaxValue()).isLessThan(4_000);
+    }
+
+    @Test
     void shouldReportEveryRoundTripWithoutWarmUp() {
         RoundTripRecorder r = new RoundTripRecorder(0, 1);
         r.record(0, 1_000);
