@@ -450,6 +450,14 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         }
     }
 
+    /** The last poll took as many datagrams as its limit allowed (set by the mode's {@code poll}). */
+    boolean lastPollFull;
+
+    @Override
+    public final boolean lastPollFull() {
+        return lastPollFull;
+    }
+
     /** Rethrows the first exception a sealer or handler threw since the last call. */
     final void rethrowCallbackFailure() {
         RuntimeException e = callbackFailure;

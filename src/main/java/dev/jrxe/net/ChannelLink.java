@@ -35,8 +35,6 @@ final class ChannelLink extends AbstractLink {
     private final long[] destKey = new long[CACHE];
     private final InetSocketAddress[] destAddr = new InetSocketAddress[CACHE];
     private SocketAddress lastSender;
-    /** The last poll took as many datagrams as its limit allowed. */
-    private boolean lastPollFull;
     private int lastSenderAddr;
     private int lastSenderPort;
     private boolean selected;
@@ -213,11 +211,6 @@ final class ChannelLink extends AbstractLink {
         calls += pollMulticast(handler, limit);
         rethrowCallbackFailure();
         return calls;
-    }
-
-    @Override
-    public boolean lastPollFull() {
-        return lastPollFull;
     }
 
     @Override

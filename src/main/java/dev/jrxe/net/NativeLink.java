@@ -99,8 +99,6 @@ final class NativeLink extends AbstractLink {
     private boolean rxDrained;
     /** Received datagrams wait in rxBuf for the next poll; read by awaitReadable on any thread. */
     private volatile boolean rxBacklog;
-    /** The last poll took as many datagrams as its limit allowed. */
-    private boolean lastPollFull;
 
     NativeLink(LinkConfig config, LinkMode mode, DatagramSealer sealer) throws IOException {
         super(config, mode, sealer);
@@ -568,11 +566,6 @@ final class NativeLink extends AbstractLink {
         }
         rethrowCallbackFailure();
         return calls;
-    }
-
-    @Override
-    public boolean lastPollFull() {
-        return lastPollFull;
     }
 
     private boolean receiveBatch() {

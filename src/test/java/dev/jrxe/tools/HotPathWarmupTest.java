@@ -134,40 +134,39 @@ class HotPathWarmupTest {
         }
     }
 
-    @Test
-    void shouldWaitForCompletionEventsAsARunWithEventsDoes() throws Exception {
-        int udp = FreePorts.udp("127.0.0.2");
-        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
-            int episodes = 3;
-            HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
-                episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, HotPathWarmup.Memory.PINNED, new JitQuiet(), true);
-            assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
-            // each side woke for its completions: at least one event per round trip and side
-            // (a receive and a send completion may share one)
-            assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
-            assertThat(dev.liveQps()).isZero();
-        }
-        // polling, it takes none
-        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(FreePorts.udp("127.0.0.2")))) {
-            HotPathWarmup.Result r = HotPathWarmup.run(dev, QpType.RC, 64, Mtu.MTU_1024, 300, 30_000_000_000L);
-            assertThat(r.events()).isZero();
-        }
-    }
-
-    @Test
-    void shouldWaitForEventsAndReadTimestampsAsARunWithBothDoes() throws Exception {
+    /** Three short episodes of an RC warm-up with completion events ({@code -e}), and time stamps ({@code -t}) when asked. */
+    private static HotPathWarmup.Result threeEpisodesWithEvents(boolean timestamps) throws Exception {
         int udp = FreePorts.udp("127.0.0.2");
         try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(udp))) {
             int episodes = 3;
             HotPathWarmup.Result r = HotPathWarmup.run(dev, HotPathWarmup.connected(QpType.RC, Mtu.MTU_1024), 4096,
                 episodes * HotPathWarmup.SHORT_EPISODE, 30_000_000_000L, HotPathWarmup.Memory.PINNED, new JitQuiet(),
-                true, true);
+                true, timestamps);
             assertThat(r.roundTrips()).isEqualTo(episodes * HotPathWarmup.SHORT_EPISODE);
-            // -e -t's loop in every episode: woken by events, every completion read with its time stamp
-            assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
-            assertThat(r.timestamped()).isEqualTo(4L * r.roundTrips());
             assertThat(dev.liveQps()).isZero();
+            return r;
         }
+    }
+
+    @Test
+    void shouldWaitForCompletionEventsAsARunWithEventsDoes() throws Exception {
+        HotPathWarmup.Result r = threeEpisodesWithEvents(false);
+        // each side woke for its completions: at least one event per round trip and side
+        // (a receive and a send completion may share one)
+        assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
+        // polling, it takes none
+        try (Device dev = Device.open(DeviceConfig.of("jrxe0", "127.0.0.2").udpPort(FreePorts.udp("127.0.0.2")))) {
+            HotPathWarmup.Result polled = HotPathWarmup.run(dev, QpType.RC, 64, Mtu.MTU_1024, 300, 30_000_000_000L);
+            assertThat(polled.events()).isZero();
+        }
+    }
+
+    @Test
+    void shouldWaitForEventsAndReadTimestampsAsARunWithBothDoes() throws Exception {
+        HotPathWarmup.Result r = threeEpisodesWithEvents(true);
+        // -e -t's loop in every episode: woken by events, every completion read with its time stamp
+        assertThat(r.events()).isGreaterThanOrEqualTo(2 * r.roundTrips());
+        assertThat(r.timestamped()).isEqualTo(4L * r.roundTrips());
     }
 
     @Test
