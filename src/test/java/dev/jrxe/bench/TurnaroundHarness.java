@@ -26,7 +26,11 @@ import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.WorkCompletion;
 import dev.jrxe.wire.IcrcSealer;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 
 /**
  * Quick measurement, not a test: the Java work of an RC SEND ping-pong as ibv_rc_pingpong runs
@@ -36,12 +40,40 @@ import java.lang.foreign.MemorySegment;
  * round trip (both sides' work) each second. What the same code costs between system calls is
  * about twice as much (docs/BENCHMARKS.md). Run after {@code mvn test-compile}:
  * {@code java --enable-native-access=ALL-UNNAMED -cp target/classes:target/test-classes
- * dev.jrxe.bench.TurnaroundHarness SIZE MTU [SECONDS]}; profile with
+ * dev.jrxe.bench.TurnaroundHarness SIZE MTU [SECONDS]} ({@code -Dharness.syscall=true} adds a
+ * system call where the real link makes one; {@code ... TurnaroundHarness getppid} prints what one
+ * costs alone); profile with
  * {@code -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer} and
  * {@code perf record -g -p PID}.
  */
 public final class TurnaroundHarness {
     private TurnaroundHarness() {
+    }
+
+    /**
+     * {@code -Dharness.syscall=true}: a {@code getppid} system call wherever the real link makes
+     * one (each poll, each flush that sends), so the Java work runs between system calls as in the
+     * real loop (on a kernel with page-table isolation and no PCID, each one empties the TLB).
+     */
+    static final boolean SYSCALL = Boolean.getBoolean("harness.syscall");
+    /** System calls made since the last report (one thread). */
+    private static long syscalls;
+    private static final MethodHandle GETPPID = Linker.nativeLinker().downcallHandle(
+        Linker.nativeLinker().defaultLookup().find("getppid").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+
+    private static void getppid() {
+        try {
+            int unused = (int) GETPPID.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    static void syscall() {
+        if (SYSCALL) {
+            syscalls++;
+            getppid();
+        }
     }
 
     /** One side's link: a ring of datagrams from the peer. Single-threaded, like every link. */
@@ -107,6 +139,9 @@ public final class TurnaroundHarness {
         @Override
         public int flush() {
             int n = committed;
+            if (n > 0) {
+                syscall();
+            }
             committed = 0;
             return n;
         }
@@ -114,6 +149,7 @@ public final class TurnaroundHarness {
         @Override
         public int poll(DatagramHandler handler, int limit) {
             int n = 0;
+            syscall();
             while (n < limit && head != tail) {
                 int s = head++ & (SLOTS - 1);
                 counters.received(lens[s]);
@@ -230,6 +266,17 @@ public final class TurnaroundHarness {
     }
 
     public static void main(String[] args) {
+        if (args[0].equals("getppid")) {
+            // what one such system call costs alone, to subtract
+            for (int r = 0; r < 5; r++) {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < 1_000_000; i++) {
+                    getppid();
+                }
+                System.out.printf("getppid %.0f ns%n", (System.nanoTime() - t0) / 1e6);
+            }
+            return;
+        }
         int size = Integer.parseInt(args[0]);
         int mtu = Integer.parseInt(args[1]);
         long seconds = args.length > 2 ? Long.parseLong(args[2]) : 10;
@@ -258,7 +305,9 @@ public final class TurnaroundHarness {
             if ((++n & 0xFFF) == 0) {
                 long t = System.nanoTime();
                 if (t - mark > 1_000_000_000L) {
-                    System.out.printf("%.0f ns/rt%n", (t - mark) / (double) (n - atMark));
+                    System.out.printf("%.0f ns/rt, %.1f syscalls/rt%n", (t - mark) / (double) (n - atMark),
+                        syscalls / (double) (n - atMark));
+                    syscalls = 0;
                     mark = t;
                     atMark = n;
                 }
