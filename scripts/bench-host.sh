@@ -3,8 +3,8 @@
 # "What moves a run's figures"):
 #   scripts/bench-host.sh
 # Warns when lo's UDP segmentation offload is off: jrxe's GSO trains (rc-pingpong's 4 KiB at MTU
-# 1024 is one) are then cut in software on every send, about 25% slower (a capture left it off
-# once; the tests only change it inside namespaces of their own).
+# 1024 is one) are then cut in software on every send: a cold rc-pingpong was about 25% slower
+# (it was found off on this VM once; the tests only change it inside namespaces of their own).
 set -uo pipefail
 echo "cpus: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)"
 if command -v ethtool >/dev/null 2>&1; then
