@@ -39,10 +39,7 @@ final class RawUdpPingpong {
             out.println(BenchPingpongCommand.READY);
             out.flush();
             for (long n = 0; n < plan.totalRoundTrips(); n++) {
-                buf.clear();
-                receive(ch, buf);
-                buf.flip();
-                ch.write(buf);
+                echo(ch, buf);
             }
         }
     }
@@ -59,21 +56,39 @@ final class RawUdpPingpong {
             for (int size : plan.sizes()) {
                 RoundTripRecorder h = new RoundTripRecorder(plan.warmup(), plan.iters());
                 for (int i = 0; i < plan.warmup() + plan.iters(); i++) {
-                    tx.clear().limit(size);
-                    rx.clear();
-                    long t0 = System.nanoTime();
-                    ch.write(tx);
-                    int got = receive(ch, rx);
-                    long rtt = System.nanoTime() - t0;
-                    if (got != size) {
-                        throw new IOException("echo of " + got + " bytes for " + size);
-                    }
-                    h.record(i, rtt);
+                    h.record(i, roundTrip(ch, tx, rx, size));
                 }
                 out.println(LatencyResult.of(MODE, size, h.measured()).line());
                 out.flush();
             }
         }
+    }
+
+    /**
+     * One measured round trip, in nanoseconds. A method of its own, as {@link #echo}: the JIT
+     * compiles it from its calls during the warm-up, whereas a loop entered once per size is only
+     * compiled on the stack after 60,000 iterations, so that the first size's round trips ran
+     * interpreted and the next size's met the compilation (as jrxe's, {@code RcSendPingpong}).
+     */
+    private static long roundTrip(DatagramChannel ch, ByteBuffer tx, ByteBuffer rx, int size) throws IOException {
+        tx.clear().limit(size);
+        rx.clear();
+        long t0 = System.nanoTime();
+        ch.write(tx);
+        int got = receive(ch, rx);
+        long rtt = System.nanoTime() - t0;
+        if (got != size) {
+            throw new IOException("echo of " + got + " bytes for " + size);
+        }
+        return rtt;
+    }
+
+    /** Receives one datagram and sends it back: the responder's round trip ({@link #roundTrip}'s reason). */
+    private static void echo(DatagramChannel ch, ByteBuffer buf) throws IOException {
+        buf.clear();
+        receive(ch, buf);
+        buf.flip();
+        ch.write(buf);
     }
 
     private static int receive(DatagramChannel ch, ByteBuffer buf) throws IOException {

@@ -165,6 +165,34 @@ final class RcSendPingpong {
         }
     }
 
+    /**
+     * One measured round trip, in nanoseconds; {@code recv} counts the receives taken so far. A
+     * method of its own, as {@link #echo}: the JIT compiles it from its calls during the warm-up,
+     * whereas a loop entered once per size is only compiled on the stack after 60,000 iterations:
+     * the first size's round trips ran interpreted, and the next size's measured ones met C2
+     * compiling the loop with the whole jrxe path inlined (milliseconds of a core).
+     */
+    private long roundTrip(int size, long recv) throws IOException {
+        awaitSendSlot();
+        long t0 = System.nanoTime();
+        send(size);
+        int got = awaitRecv();
+        long rtt = System.nanoTime() - t0;
+        postRecv(recv + RECV_RING);
+        if (got != size) {
+            throw new IOException("echo of " + got + " bytes for " + size);
+        }
+        return rtt;
+    }
+
+    /** The responder's round trip {@code n}: takes a SEND, reposts its buffer, SENDs as many bytes back. */
+    private void echo(long n) throws IOException {
+        int size = awaitRecv();
+        postRecv(n + RECV_RING);
+        awaitSendSlot();
+        send(size);
+    }
+
     /** Lets the last ACKs flow before the device goes away. */
     private void linger() throws IOException {
         long end = System.nanoTime() + LINGER_NANOS;
@@ -208,10 +236,7 @@ final class RcSendPingpong {
         try {
             side.connect(tcpPort, true, mtu, out);
             for (long n = 0; n < plan.totalRoundTrips(); n++) {
-                int size = side.awaitRecv();
-                side.postRecv(n + RECV_RING);
-                side.awaitSendSlot();
-                side.send(size);
+                side.echo(n);
             }
             side.linger();
         } finally {
@@ -229,16 +254,7 @@ final class RcSendPingpong {
             for (int size : plan.sizes()) {
                 RoundTripRecorder h = new RoundTripRecorder(plan.warmup(), plan.iters());
                 for (int i = 0; i < plan.warmup() + plan.iters(); i++) {
-                    side.awaitSendSlot();
-                    long t0 = System.nanoTime();
-                    side.send(size);
-                    int got = side.awaitRecv();
-                    long rtt = System.nanoTime() - t0;
-                    side.postRecv(recvs++ + RECV_RING);
-                    if (got != size) {
-                        throw new IOException("echo of " + got + " bytes for " + size);
-                    }
-                    h.record(i, rtt);
+                    h.record(i, side.roundTrip(size, recvs++));
                 }
                 out.println(LatencyResult.of(MODE, size, h.measured()).line());
                 out.flush();
