@@ -169,8 +169,8 @@ final class RcSendPingpong {
      * One measured round trip, in nanoseconds; {@code recv} counts the receives taken so far. A
      * method of its own, as {@link #echo}: the JIT compiles it from its calls during the warm-up,
      * whereas a loop entered once per size is only compiled on the stack after 60,000 iterations:
-     * the first size's round trips ran interpreted, and the next size's measured ones met C2
-     * compiling the loop with the whole jrxe path inlined (milliseconds of a core).
+     * the first size's round trips ran interpreted, and the next size's measured ones met the
+     * loop's own compilations (-Xlog:jit+compilation).
      */
     private long roundTrip(int size, long recv) throws IOException {
         awaitSendSlot();
