@@ -91,6 +91,40 @@ public interface Link extends AutoCloseable {
         throw new UnsupportedOperationException("this link has no per-path faults");
     }
 
+    /**
+     * True when this link has an away watchdog: a timer that the thread driving the link pushes
+     * back while it drives ({@link #armWatchdog}) and that a background thread waits on
+     * ({@link #awaitWatchdog}), so that the background thread wakes up only once the driving
+     * thread has stopped, not every few milliseconds to look whether it has.
+     */
+    default boolean hasWatchdog() {
+        return false;
+    }
+
+    /**
+     * (Re)arms the watchdog to fire {@code nanos} from now. Only the thread that drives the link
+     * (polls and flushes, under the engine) calls it; nothing without a watchdog.
+     */
+    default void armWatchdog(long nanos) {
+    }
+
+    /**
+     * Arms the watchdog {@code armNanos} from now when that is positive, then waits until it fires
+     * or {@link #wakeWatchdog} is called (true), or {@code timeoutNanos} pass (false). One waiting
+     * thread at a time, beside the driving thread and an {@link #awaitReadable} waiter, whose
+     * {@link #wakeup} it leaves alone. Without a watchdog: false at once.
+     */
+    default boolean awaitWatchdog(long armNanos, long timeoutNanos) {
+        return false;
+    }
+
+    /**
+     * Fires the watchdog now, from any thread: its waiter returns. (A driving thread that arms
+     * it again at once may cancel this; only a thread that no longer drives should call it.)
+     */
+    default void wakeWatchdog() {
+    }
+
     /** Makes a blocked {@link #awaitReadable} return; callable from any thread. */
     void wakeup();
 

@@ -85,6 +85,17 @@ final class NativeLink extends AbstractLink {
     private final MemorySegment waitTimespec = waitArena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
     private final MemorySegment waitScratch = waitArena.allocate(8, 8);
 
+    // ---- the away watchdog (Link#armWatchdog): a timerfd, -1 when the kernel gave none. The
+    // driving thread arms it with the link's arena, under the engine as its poll and flush; the
+    // progress thread arms and waits with an arena of its own (see waitArena for why)
+    private final int timerFd;
+    private final MemorySegment armSpec = arena.allocate(SocketStructs.ITIMERSPEC_SIZE, 8);
+    private final Arena watchArena = Arena.ofShared();
+    private final MemorySegment watchFds = watchArena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
+    private final MemorySegment watchTimespec = watchArena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
+    private final MemorySegment watchSpec = watchArena.allocate(SocketStructs.ITIMERSPEC_SIZE, 8);
+    private final MemorySegment watchScratch = watchArena.allocate(8, 8);
+
     // ---- receive: R messages, each with its own buffer; a cursor across polls
     private final int rxMessages;
     private final MemorySegment rxMsgs;
@@ -131,12 +142,15 @@ final class NativeLink extends AbstractLink {
                 Sockets.close(callState, efd);
             }
             waitArena.close();
+            watchArena.close();
             portArena.close();
             closeCommon();
             throw e;
         }
         this.fd = sock;
         this.eventFd = efd;
+        int tfd = Sockets.timerfdCreate(callState, Sockets.CLOCK_MONOTONIC, Sockets.TFD_NONBLOCK | Sockets.TFD_CLOEXEC);
+        this.timerFd = tfd >= 0 ? tfd : -1; // (without one, the engine's progress thread looks by the clock)
 
         txMsgs = arena.allocate((long) slotCount * MMSGHDR_SIZE, 8);
         txMsgAt = new MemorySegment[slotCount];
@@ -646,6 +660,63 @@ final class NativeLink extends AbstractLink {
         return (SocketStructs.pollRevents(waitFds, 0) & Sockets.POLLIN) != 0;
     }
 
+    @Override
+    public boolean hasWatchdog() {
+        return timerFd >= 0;
+    }
+
+    @Override
+    public void armWatchdog(long nanos) {
+        if (timerFd >= 0 && !closed) {
+            SocketStructs.itimerspecOnce(armSpec, 0, Math.max(1, nanos));
+            Sockets.timerfdSettime(timerFd, armSpec);
+        }
+    }
+
+    @Override
+    public boolean awaitWatchdog(long armNanos, long timeoutNanos) {
+        ensureOpen();
+        if (timerFd < 0) {
+            return false;
+        }
+        if (armNanos > 0) {
+            SocketStructs.itimerspecOnce(watchSpec, 0, armNanos);
+            Sockets.timerfdSettime(timerFd, watchSpec);
+        }
+        // the timer alone, not the eventfd: that one wakes the awaitReadable waiter, which would
+        // miss its wakeup if this thread read the count first
+        SocketStructs.pollfd(watchFds, 0, timerFd, Sockets.POLLIN);
+        SocketStructs.timespec(watchTimespec, 0, Math.max(0, timeoutNanos));
+        if (Sockets.ppoll(watchFds, 1, watchTimespec) <= 0) {
+            return false;
+        }
+        boolean fired = (SocketStructs.pollRevents(watchFds, 0) & Sockets.POLLIN) != 0;
+        if (fired) {
+            Sockets.read(timerFd, watchScratch, 8); // (its expiry count: readable again only when it fires again)
+        }
+        return fired;
+    }
+
+    /** A one-shot itimerspec of 1 ns, read-only once made: any thread may pass it. */
+    private static final MemorySegment FIRE_NOW = Arena.global().allocate(SocketStructs.ITIMERSPEC_SIZE, 8);
+
+    static {
+        SocketStructs.itimerspecOnce(FIRE_NOW, 0, 1);
+    }
+
+    @Override
+    public void wakeWatchdog() {
+        // counted as wakeup() is, so that close() never closes the timerfd under this call
+        wakers.incrementAndGet();
+        try {
+            if (!closed && timerFd >= 0) {
+                Sockets.timerfdSettime(timerFd, FIRE_NOW);
+            }
+        } finally {
+            wakers.decrementAndGet();
+        }
+    }
+
     /** The lifetimes of the waiter's buffers and of the send path's (tests: not the same arena). */
     MemorySegment.Scope[] waitAndSendScopes() {
         return new MemorySegment.Scope[] {waitFds.scope(), txMsgs.scope()};
@@ -675,6 +746,9 @@ final class NativeLink extends AbstractLink {
             Thread.onSpinWait();
         }
         Sockets.close(callState, eventFd);
+        if (timerFd >= 0) {
+            Sockets.close(callState, timerFd);
+        }
         // under the monitor the source ports open and close with: none is opening now, and none
         // opens once closed is set
         synchronized (this) {
@@ -691,6 +765,7 @@ final class NativeLink extends AbstractLink {
             closeCommon();
         } finally {
             waitArena.close();
+            watchArena.close();
         }
     }
 }

@@ -136,4 +136,13 @@ public final class SocketStructs {
         s.set(JAVA_LONG, off, nanos / 1_000_000_000L);
         s.set(JAVA_LONG, off + 8, nanos % 1_000_000_000L);
     }
+
+    // struct itimerspec { struct timespec it_interval; struct timespec it_value; }
+    public static final int ITIMERSPEC_SIZE = 32;
+
+    /** A one-shot itimerspec that expires {@code nanos} from now (relative; 0 disarms). */
+    public static void itimerspecOnce(MemorySegment s, long off, long nanos) {
+        timespec(s, off, 0);
+        timespec(s, off + TIMESPEC_SIZE, nanos);
+    }
 }

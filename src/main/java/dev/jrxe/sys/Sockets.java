@@ -18,7 +18,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * FFM bindings to the Linux (x86-64/aarch64) socket calls the batched link needs: socket, bind,
- * setsockopt, sendmmsg, recvmmsg, ppoll, eventfd. Calls that can fail return {@code -errno}
+ * setsockopt, sendmmsg, recvmmsg, ppoll, eventfd, timerfd. Calls that can fail return {@code -errno}
  * instead of -1, so callers need no thread-local errno; the errno is captured into a per-caller
  * {@link #newCallState call state} segment.
  *
@@ -75,6 +75,10 @@ public final class Sockets {
     public static final int EFD_NONBLOCK = 0x800;
     public static final int EFD_CLOEXEC = 0x80000;
 
+    public static final int CLOCK_MONOTONIC = 1;
+    public static final int TFD_NONBLOCK = 0x800;
+    public static final int TFD_CLOEXEC = 0x80000;
+
     // ------------------------------------------------------------ socket errno values (beside Errno's)
     public static final int EMSGSIZE = 90;
     public static final int ENOPROTOOPT = 92;
@@ -105,6 +109,9 @@ public final class Sockets {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle PPOLL_FAST = bindNoErrno("ppoll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     private static final MethodHandle EVENTFD = bind("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle TIMERFD_CREATE = bind("timerfd_create", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle TIMERFD_SETTIME_FAST = bindNoErrno("timerfd_settime",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle READ_FAST = bindNoErrno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     /** write(2) without errno capture: used by {@link #signal} from any thread. */
     private static final MethodHandle WRITE_NO_ERRNO = bindNoErrno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
@@ -298,6 +305,28 @@ public final class Sockets {
     public static int eventfd(MemorySegment state, int initval, int flags) {
         try {
             return result((int) EVENTFD.invokeExact(state, initval, flags), state);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** timerfd_create(2); returns the fd or -errno. */
+    public static int timerfdCreate(MemorySegment state, int clockId, int flags) {
+        try {
+            return result((int) TIMERFD_CREATE.invokeExact(state, clockId, flags), state);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * timerfd_settime(2) with a relative {@link SocketStructs#ITIMERSPEC_SIZE itimerspec}, no old
+     * value; returns 0, or -1 (errno not reported: the fd is the caller's own, the spec well formed).
+     */
+    public static int timerfdSettime(int fd, MemorySegment spec) {
+        try {
+            int r = (int) TIMERFD_SETTIME_FAST.invokeExact(fd, 0, spec, MemorySegment.NULL);
+            return r >= 0 ? r : -1;
         } catch (Throwable t) {
             throw rethrow(t);
         }

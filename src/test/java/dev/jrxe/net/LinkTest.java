@@ -315,6 +315,70 @@ class LinkTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldFireTheWatchdogWhenNobodyPushesItBack(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            assertThat(p.b.hasWatchdog()).isTrue();
+            // armed for 1 ms, awaited for up to a day: only its firing ends the wait (or the @Timeout fails)
+            assertThat(p.b.awaitWatchdog(1_000_000L, TimeUnit.DAYS.toNanos(1))).isTrue();
+            // fired and read: not armed again, the next wait times out
+            assertThat(p.b.awaitWatchdog(0, 20_000_000L)).isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldNotFireTheWatchdogWhileTheDrivingThreadPushesItBack(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            p.b.armWatchdog(TimeUnit.SECONDS.toNanos(50));
+            java.util.concurrent.atomic.AtomicBoolean fired = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread waiter = Thread.ofPlatform().start(() -> fired.set(p.b.awaitWatchdog(0, 300_000_000L)));
+            // pushed back every 5 ms to 50 ms ahead, for 400 ms: the waiter's 300 ms end first
+            long end = System.nanoTime() + 400_000_000L;
+            while (System.nanoTime() < end) {
+                p.b.armWatchdog(50_000_000L);
+                Thread.sleep(5);
+            }
+            waiter.join();
+            assertThat(fired.get()).as("fired although pushed back").isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LinkMode.class, names = {"MMSG", "GSO"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldWakeTheWatchdogsWaiterFromAnotherThreadAndLeaveTheEventFdAlone(LinkMode mode) throws Exception {
+        try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
+            p.b.armWatchdog(TimeUnit.DAYS.toNanos(1));
+            Thread waker = Thread.ofPlatform().start(() -> {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                p.b.wakeWatchdog();
+            });
+            assertThat(p.b.awaitWatchdog(0, TimeUnit.DAYS.toNanos(1))).isTrue();
+            waker.join();
+            // a wakeup() meant for the awaitReadable waiter stays for it
+            p.b.wakeup();
+            assertThat(p.b.awaitWatchdog(0, 20_000_000L)).as("the watchdog's waiter took the eventfd's wakeup").isFalse();
+            assertThat(p.b.awaitReadable(TimeUnit.DAYS.toNanos(1))).as("not readable: a wakeup").isFalse();
+        }
+    }
+
+    @Test
+    void shouldHaveNoWatchdogOnAChannelLink() throws Exception {
+        try (LinkPair p = LinkPair.open(LinkMode.CHANNEL, DatagramSealer.NONE)) {
+            assertThat(p.b.hasWatchdog()).isFalse();
+            p.b.armWatchdog(1);
+            assertThat(p.b.awaitWatchdog(1, TimeUnit.DAYS.toNanos(1))).as("returns at once").isFalse();
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(value = LinkMode.class, names = {"CHANNEL", "MMSG", "GSO"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldReportReadableWhenADatagramWaits(LinkMode mode) throws Exception {

@@ -80,6 +80,56 @@ class EngineProgressTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldNotWakeTheProgressThreadWhileAnApplicationKeepsDriving() throws Exception {
+        // each look of the progress thread preempted a busy poller on a full machine (the
+        // ping-pong's p99, docs/BENCHMARKS.md): with the link's watchdog it waits instead
+        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
+                DatagramSealer.NONE);
+             Engine engine = new Engine("driven", link, key -> null, (qp, type) -> { }, () -> { })) {
+            assertThat(link.hasWatchdog()).isTrue();
+            long start = System.nanoTime();
+            long measuredFrom = start + 200_000_000L;
+            long end = measuredFrom + 1_000_000_000L;
+            long roundsAtStart = -1;
+            while (System.nanoTime() < end) {
+                engine.driveFromApp();
+                if (roundsAtStart < 0 && System.nanoTime() >= measuredFrom) {
+                    roundsAtStart = engine.progressRounds();
+                }
+            }
+            long rounds = engine.progressRounds() - roundsAtStart;
+            // looks every 4 ms would be about 250 rounds in the second; the watchdog's wait ends
+            // for housekeeping every 100 ms (10), or when the driving thread lost the engine to
+            // the progress thread for a moment and it armed one look itself
+            assertThat(rounds).as("progress rounds in a second of an application driving all the time").isLessThan(60);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldTakeOverFromAnApplicationThatStopsDrivingWithoutSayingSo() throws Exception {
+        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
+                DatagramSealer.NONE);
+             Engine engine = new Engine("silent", link, key -> null, (qp, type) -> { }, () -> { });
+             java.net.DatagramSocket peer = new java.net.DatagramSocket(0, java.net.InetAddress.getByName("127.0.0.1"))) {
+            long end = System.nanoTime() + 100_000_000L;
+            while (System.nanoTime() < end) {
+                engine.driveFromApp(); // then stops, without appStopsDriving
+            }
+            long roundsWhenStopped = engine.progressRounds();
+            byte[] junk = new byte[40];
+            peer.send(new java.net.DatagramPacket(junk, junk.length, java.net.InetAddress.getByName(ADDRESS),
+                link.localPort()));
+            // only the progress thread can take it: the watchdog, no longer pushed back, wakes it
+            while (link.counters().rxPackets() == 0) {
+                Thread.sleep(1);
+            }
+            assertThat(engine.progressRounds()).isGreaterThan(roundsWhenStopped);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldLetAnIdleDeviceSleepDeeplyThoughAnApplicationPollsItNowAndThen() throws Exception {
         // as the CM agent does before each of its waits: a poll that finds nothing every 20 ms
         try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
