@@ -39,6 +39,18 @@ class LinkTest {
         return lengths;
     }
 
+    /** A thread that runs {@code action} once {@code millis} have passed. */
+    private static Thread afterMillis(long millis, Runnable action) {
+        return Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            action.run();
+        });
+    }
+
     private static int sendSendOnly(Link from, int dstAddr, int dstPort, int srcPort, int psn, int length) {
         MemorySegment buf = from.claim();
         int len = TestRoce.writeSendOnly(buf, QP, psn, TestRoce.payloadOf(length));
@@ -352,14 +364,7 @@ class LinkTest {
     void shouldWakeTheWatchdogsWaiterFromAnotherThreadAndLeaveTheEventFdAlone(LinkMode mode) throws Exception {
         try (LinkPair p = LinkPair.open(mode, DatagramSealer.NONE)) {
             p.b.armWatchdog(TimeUnit.DAYS.toNanos(1));
-            Thread waker = Thread.ofPlatform().start(() -> {
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                p.b.wakeWatchdog();
-            });
+            Thread waker = afterMillis(50, p.b::wakeWatchdog);
             assertThat(p.b.awaitWatchdog(0, TimeUnit.DAYS.toNanos(1))).isTrue();
             waker.join();
             // a wakeup() meant for the awaitReadable waiter stays for it
