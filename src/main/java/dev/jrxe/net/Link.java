@@ -103,7 +103,8 @@ public interface Link extends AutoCloseable {
 
     /**
      * (Re)arms the watchdog to fire {@code nanos} from now. Only the thread that drives the link
-     * (polls and flushes, under the engine) calls it; nothing without a watchdog.
+     * (polls and flushes, under the engine) calls it, and only while the engine runs (the engine
+     * stops under the same lock before it closes the link); nothing without a watchdog.
      */
     default void armWatchdog(long nanos) {
     }

@@ -120,6 +120,7 @@ final class NativeLink extends AbstractLink {
         this.noCheck = mode == LinkMode.MMSG;
         int sock = -1;
         int efd = -1;
+        int tfd = -1;
         try {
             sock = openSocket(callState, scratch, localAddr, config.port(), config.sendBufferBytes(), config.receiveBufferBytes(),
                     gro, noCheck);
@@ -127,6 +128,9 @@ final class NativeLink extends AbstractLink {
             if (efd < 0) {
                 throw new SocketException("eventfd: " + Sockets.errnoName(-efd));
             }
+            // without one (-1), the engine's progress thread looks by the clock instead
+            tfd = Math.max(-1, Sockets.timerfdCreate(callState, Sockets.CLOCK_MONOTONIC,
+                Sockets.TFD_NONBLOCK | Sockets.TFD_CLOEXEC));
             MemorySegment name = arena.allocate(SocketStructs.SOCKADDR_IN_SIZE, 8);
             scratch.set(JAVA_INT, 0, SocketStructs.SOCKADDR_IN_SIZE);
             int r = Sockets.getsockname(callState, sock, name, scratch);
@@ -141,6 +145,9 @@ final class NativeLink extends AbstractLink {
             if (efd >= 0) {
                 Sockets.close(callState, efd);
             }
+            if (tfd >= 0) {
+                Sockets.close(callState, tfd);
+            }
             waitArena.close();
             watchArena.close();
             portArena.close();
@@ -149,8 +156,7 @@ final class NativeLink extends AbstractLink {
         }
         this.fd = sock;
         this.eventFd = efd;
-        int tfd = Sockets.timerfdCreate(callState, Sockets.CLOCK_MONOTONIC, Sockets.TFD_NONBLOCK | Sockets.TFD_CLOEXEC);
-        this.timerFd = tfd >= 0 ? tfd : -1; // (without one, the engine's progress thread looks by the clock)
+        this.timerFd = tfd;
 
         txMsgs = arena.allocate((long) slotCount * MMSGHDR_SIZE, 8);
         txMsgAt = new MemorySegment[slotCount];

@@ -125,7 +125,7 @@ public final class Engine implements PacketSink, AutoCloseable {
     boolean timersToStart;
 
     /** How often the background thread runs {@link #housekeeping} (idle ODP reclaim and such). */
-    private static final long HOUSEKEEPING_NANOS = 100_000_000;
+    static final long HOUSEKEEPING_NANOS = 100_000_000;
     /**
      * Idle this long (no packet, no work, no application driving), the progress thread sleeps up
      * to {@link #DEEP_SLEEP_NANOS} at a time instead of its usual maxSleepNanos: an idle device
@@ -181,7 +181,8 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.srd = new SrdTransport(this);
         this.decoder = new RxDecoder(link.counters(), link.localPort(), tuning.maxPayload(), this);
         this.watchdog = options.progressThread() && link.hasWatchdog();
-        this.watchdogNanos = maxLookNanos + appActiveNanos;
+        this.watchdogPushEvery = Math.max(appActiveNanos, 1_000_000);
+        this.watchdogNanos = maxLookNanos + watchdogPushEvery;
         long t0 = clock.getAsLong();
         this.watchdogUntil = t0 - 1; // (not pushed back yet: in the past, whatever the clock's origin)
         this.lastWatchdogPush = t0 - appActiveNanos;
@@ -388,7 +389,13 @@ public final class Engine implements PacketSink, AutoCloseable {
         if (!LAST_DRIVER.compareAndSet(this, Thread.currentThread(), null)) {
             return;
         }
-        lastAppDrive = clock.getAsLong() - appActiveNanos;
+        long t = clock.getAsLong();
+        lastAppDrive = t - appActiveNanos;
+        if (watchdog) {
+            // fired below: a drive that follows soon must push it back again, not trust the last push
+            watchdogUntil = t - 1;
+            lastWatchdogPush = t - watchdogPushEvery;
+        }
         if (progressThread != null) {
             LockSupport.unpark(progressThread);
             if (watchdog) {
@@ -619,7 +626,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         int did = drive(true);
         // the duty cycle's clock when there was one: one clock read less per empty poll
         lastAppDrive = did >= 0 ? now : clock.getAsLong();
-        if (watchdog && lastAppDrive - lastWatchdogPush >= appActiveNanos) {
+        if (watchdog && lastAppDrive - lastWatchdogPush >= watchdogPushEvery) {
             pushWatchdog(lastAppDrive);
         }
         if (did > 0) {
@@ -633,7 +640,7 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /**
      * A driving application thread pushes the watchdog back to {@link #watchdogNanos} from
-     * {@code t}, once per grace at most (one system call a millisecond at the default): the
+     * {@code t}, once per grace (at least 1 ms) at most, one system call a millisecond: the
      * progress thread wakes up 4-5 ms after the application's last drive, as late as its looks
      * did at worst, and not while the application drives.
      */
@@ -786,6 +793,13 @@ public final class Engine implements PacketSink, AutoCloseable {
      * took 0.9 us at the median and 13.6 us at p90, against 0.55 and 0.87 us for 8 ms ahead.
      */
     private final long watchdogNanos;
+    /** How often a driving application pushes the watchdog back: its grace, at least 1 ms. */
+    private final long watchdogPushEvery;
+    /**
+     * The longest wait on the watchdog, a backstop: the housekeeping period. Tests that must see
+     * the watchdog itself wake the progress thread make it long.
+     */
+    volatile long watchdogBackstopNanos = HOUSEKEEPING_NANOS;
     /** When a driving application thread last pushed the watchdog back (engine clock; under the lock). */
     private long lastWatchdogPush;
     /** Until when the watchdog is pushed back (engine clock): the progress thread arms it itself after. */
@@ -848,10 +862,13 @@ public final class Engine implements PacketSink, AutoCloseable {
             long look = lookNanos;
             lookNanos = Math.min(2 * look, maxLookNanos);
             if (watchdog) {
-                // wait for the watchdog, which the application pushes back while it drives; armed
-                // here for one look when it has not (its drives found the engine held, say)
-                boolean pushed = clock.getAsLong() - watchdogUntil < 0;
-                link.awaitWatchdog(pushed ? 0 : look, HOUSEKEEPING_NANOS);
+                // wait for the watchdog, which the application pushes back while it drives. Armed
+                // here too, for what is left of the last push or else one look: never trusted to
+                // be armed (a wakeWatchdog fires it early, a push may not follow its last drive)
+                long left = watchdogUntil - clock.getAsLong();
+                if (running) { // (close() fires it to end this wait: arming would undo that)
+                    link.awaitWatchdog(left > 0 ? left : look, watchdogBackstopNanos);
+                }
             } else {
                 LockSupport.parkNanos(look);
             }

@@ -355,6 +355,8 @@ class LinkTest {
             }
             waiter.join();
             assertThat(fired.get()).as("fired although pushed back").isFalse();
+            // no longer pushed back: it fires 50 ms after the last push (not 50 s after the first)
+            assertThat(p.b.awaitWatchdog(0, TimeUnit.SECONDS.toNanos(20))).as("fired once the pushes stopped").isTrue();
         }
     }
 
