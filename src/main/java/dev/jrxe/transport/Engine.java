@@ -861,10 +861,13 @@ public final class Engine implements PacketSink, AutoCloseable {
             // often the longer it keeps driving (the drives that find work keep it from deep idle)
             long look = lookNanos;
             lookNanos = Math.min(2 * look, maxLookNanos);
-            if (watchdog) {
-                // wait for the watchdog, which the application pushes back while it drives. Armed
-                // here too, for what is left of the last push or else one look: never trusted to
-                // be armed (a wakeWatchdog fires it early, a push may not follow its last drive)
+            if (watchdog && look >= maxLookNanos) {
+                // An application that kept driving through looks of 1, 2 and 4 ms: wait for the
+                // watchdog, which it pushes back while it drives, instead of looking every 4 ms.
+                // (Not before: one that drives now and then, a thread that polls once before it
+                // waits, must be served a look after its grace, not after the 4-5 ms of a push.)
+                // Armed here too, for what is left of the last push or else one look: never
+                // trusted to be armed (a wakeWatchdog fires it early, a push may not follow).
                 long left = watchdogUntil - clock.getAsLong();
                 if (running) { // (close() fires it to end this wait: arming would undo that)
                     link.awaitWatchdog(left > 0 ? left : look, watchdogBackstopNanos);
