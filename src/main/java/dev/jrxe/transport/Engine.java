@@ -780,8 +780,9 @@ public final class Engine implements PacketSink, AutoCloseable {
 
     /**
      * The link's away watchdog replaces the looks ({@link Link#hasWatchdog}): an application thread
-     * that drives the engine pushes it back ({@link #pushWatchdog}), and the progress thread waits
-     * on it instead of waking every few milliseconds. Each look had preempted a busy poller: in ten
+     * that drives the engine pushes it back ({@link #pushWatchdog}), and the progress thread, once
+     * its looks of 1, 2 and 4 ms have all found the application driving, waits on it instead of
+     * waking every 4 ms. Each look had preempted a busy poller: in ten
      * alternating pairs of {@code bench pingpong}, jrxe's 8 B p99 was 13-46 us with looks and
      * 12-18 us with the watchdog (docs/BENCHMARKS.md).
      */

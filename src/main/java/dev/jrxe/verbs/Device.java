@@ -193,8 +193,9 @@ public final class Device implements AutoCloseable {
      * may hold the ACK of a message it received, to send it with the application's answer; here
      * that ACK leaves at once, and the progress thread serves the device from now on instead of
      * after its grace for a polling application ({@link DeviceConfig#appActiveNanos}, 1 ms by
-     * default) and its next look (4-5 ms after the last poll, or up to 4 ms apart on a link
-     * without a watchdog). Without the call the device serves itself all the same, that much later.
+     * default) and its next look (1-4 ms apart; 4-5 ms after the last poll of a thread that has
+     * polled for a while, on a link with a watchdog). Without the call the device serves itself
+     * all the same, that much later.
      * Waiting on a {@link CompletionChannel} does it already, driving another device sends the
      * held ACKs, and destroying a QP sends that QP's; polling again resumes. A thread that was
      * not the last to poll only sends the ACKs it held.
