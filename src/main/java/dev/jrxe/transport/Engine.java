@@ -185,7 +185,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.watchdogNanos = maxLookNanos + watchdogPushEvery;
         long t0 = clock.getAsLong();
         this.watchdogUntil = t0 - 1; // (not pushed back yet: in the past, whatever the clock's origin)
-        this.lastWatchdogPush = t0 - appActiveNanos;
+        this.lastWatchdogPush = t0 - watchdogPushEvery;
         this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress" + (engineCount > 1 ? "-" + index : ""))
                 .start(this::backgroundLoop) : null;
@@ -773,7 +773,8 @@ public final class Engine implements PacketSink, AutoCloseable {
      * microseconds: at one look a millisecond per process, 1-2% of a ping-pong's round trips
      * carried one, its p99 (docs/BENCHMARKS.md). An application that stops driving without saying
      * so ({@code appStopsDriving}) is thus served at most this much later. Progress thread only.
-     * On a link with a watchdog ({@link #watchdog}) a look only arms it when nobody pushed it back.
+     * On a link with a watchdog ({@link #watchdog}), after three looks in a row that found the
+     * application driving, the progress thread waits on the watchdog instead.
      */
     private volatile long lookNanos;
     private final long maxLookNanos;
@@ -781,8 +782,8 @@ public final class Engine implements PacketSink, AutoCloseable {
     /**
      * The link's away watchdog replaces the looks ({@link Link#hasWatchdog}): an application thread
      * that drives the engine pushes it back ({@link #pushWatchdog}), and the progress thread, once
-     * its looks of 1, 2 and 4 ms have all found the application driving, waits on it instead of
-     * waking every 4 ms. Each look had preempted a busy poller: in ten
+     * three looks in a row (1, 2 and 4 ms at the defaults) have found the application driving,
+     * waits on it instead of waking every 4 ms. Each look had preempted a busy poller: in ten
      * alternating pairs of {@code bench pingpong}, jrxe's 8 B p99 was 13-46 us with looks and
      * 12-18 us with the watchdog (docs/BENCHMARKS.md).
      */
@@ -801,10 +802,15 @@ public final class Engine implements PacketSink, AutoCloseable {
      * the watchdog itself wake the progress thread make it long.
      */
     volatile long watchdogBackstopNanos = HOUSEKEEPING_NANOS;
-    /** When a driving application thread last pushed the watchdog back (engine clock; under the lock). */
+    /**
+     * When a driving application thread last pushed the watchdog back (engine clock; written under
+     * the lock, and by {@link #appStopsDriving} to make the next drive push).
+     */
     private long lastWatchdogPush;
     /** Until when the watchdog is pushed back (engine clock): the progress thread arms it itself after. */
     private volatile long watchdogUntil;
+    /** Looks in a row that found an application driving (progress thread only): the watchdog after 3. */
+    private int drivingLooks;
     /** The longest look (4 ms): far below any ACK timeout worth using (67 ms at rxe's usual 14). */
     static final long MAX_LOOK_NANOS = 4_000_000;
 
@@ -838,6 +844,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         progressRounds++; // only this thread writes it
         housekeepIfDue();
         if (server != null) {
+            drivingLooks = 0;
             // an application thread waits by serving the engine (serveUntil): it sleeps in the
             // link itself, and looks after the timers; stay out, looking as for a polling one,
             // and as seldom as an idle device's sleep once idle (the waiter then wakes this thread
@@ -862,7 +869,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             // often the longer it keeps driving (the drives that find work keep it from deep idle)
             long look = lookNanos;
             lookNanos = Math.min(2 * look, maxLookNanos);
-            if (watchdog && look >= maxLookNanos) {
+            if (watchdog && ++drivingLooks > 3) {
                 // An application that kept driving through looks of 1, 2 and 4 ms: wait for the
                 // watchdog, which it pushes back while it drives, instead of looking every 4 ms.
                 // (Not before: one that drives now and then, a thread that polls once before it
@@ -878,6 +885,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
             return idleRounds;
         }
+        drivingLooks = 0;
         if (sinceApp >= appActiveNanos && lookNanos != appActiveNanos) {
             lookNanos = appActiveNanos; // (not for an ACK held by an application that still drives)
         }
