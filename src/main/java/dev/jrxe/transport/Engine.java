@@ -885,9 +885,12 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
             return idleRounds;
         }
-        drivingLooks = 0;
-        if (sinceApp >= appActiveNanos && lookNanos != appActiveNanos) {
-            lookNanos = appActiveNanos; // (not for an ACK held by an application that still drives)
+        if (sinceApp >= appActiveNanos) {
+            // (not for an ACK held by an application that still drives: it goes on as it was)
+            drivingLooks = 0;
+            if (lookNanos != appActiveNanos) {
+                lookNanos = appActiveNanos;
+            }
         }
         int did = drive(false);
         if (did > 0) {
