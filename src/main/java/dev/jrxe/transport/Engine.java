@@ -877,8 +877,11 @@ public final class Engine implements PacketSink, AutoCloseable {
                 // Armed here too, for what is left of the last push or else one look: never
                 // trusted to be armed (a wakeWatchdog fires it early, a push may not follow).
                 long left = watchdogUntil - clock.getAsLong();
-                if (running) { // (close() fires it to end this wait: arming would undo that)
-                    link.awaitWatchdog(left > 0 ? left : look, watchdogBackstopNanos);
+                // armed first, with a wait of zero; then a look again, since the arm replaces a
+                // wakeWatchdog made meanwhile: appStopsDriving or close() said so before theirs
+                boolean fired = link.awaitWatchdog(left > 0 ? left : look, 0);
+                if (!fired && running && clock.getAsLong() - lastAppDrive < appActiveNanos) {
+                    link.awaitWatchdog(0, watchdogBackstopNanos);
                 }
             } else {
                 LockSupport.parkNanos(look);
