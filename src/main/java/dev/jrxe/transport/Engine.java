@@ -869,7 +869,8 @@ public final class Engine implements PacketSink, AutoCloseable {
             // often the longer it keeps driving (the drives that find work keep it from deep idle)
             long look = lookNanos;
             lookNanos = Math.min(2 * look, maxLookNanos);
-            if (watchdog && ++drivingLooks > 3) {
+            drivingLooks = Math.min(drivingLooks + 1, 4); // (capped: a run of months must not wrap it)
+            if (watchdog && drivingLooks > 3) {
                 // An application that kept driving through looks of 1, 2 and 4 ms: wait for the
                 // watchdog, which it pushes back while it drives, instead of looking every 4 ms.
                 // (Not before: one that drives now and then, a thread that polls once before it
