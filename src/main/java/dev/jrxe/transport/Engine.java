@@ -183,9 +183,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         this.watchdog = options.progressThread() && link.hasWatchdog();
         this.watchdogPushEvery = Math.max(appActiveNanos, 1_000_000);
         this.watchdogNanos = maxLookNanos + watchdogPushEvery;
-        long t0 = clock.getAsLong();
-        this.watchdogUntil = t0 - 1; // (not pushed back yet: in the past, whatever the clock's origin)
-        this.lastWatchdogPush = t0 - watchdogPushEvery;
+        this.lastWatchdogPush = notPushedSince(clock.getAsLong());
         this.progressThread = options.progressThread()
             ? Thread.ofPlatform().daemon().name("jrxe-" + name + "-progress" + (engineCount > 1 ? "-" + index : ""))
                 .start(this::backgroundLoop) : null;
@@ -393,8 +391,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         lastAppDrive = t - appActiveNanos;
         if (watchdog) {
             // fired below: a drive that follows soon must push it back again, not trust the last push
-            watchdogUntil = t - 1;
-            lastWatchdogPush = t - watchdogPushEvery;
+            lastWatchdogPush = notPushedSince(t);
         }
         if (progressThread != null) {
             LockSupport.unpark(progressThread);
@@ -650,7 +647,6 @@ public final class Engine implements PacketSink, AutoCloseable {
                 if (running) { // (close() sets it under the lock before the link closes)
                     link.armWatchdog(watchdogNanos);
                     lastWatchdogPush = t;
-                    watchdogUntil = t + watchdogNanos;
                 }
             } finally {
                 lock.unlock();
@@ -803,12 +799,17 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     volatile long watchdogBackstopNanos = HOUSEKEEPING_NANOS;
     /**
-     * When a driving application thread last pushed the watchdog back (engine clock; written under
-     * the lock, and by {@link #appStopsDriving} to make the next drive push).
+     * When a driving application thread last pushed the watchdog back, so that it stands until
+     * {@code lastWatchdogPush + watchdogNanos} (engine clock; written under the lock, and by
+     * {@link #appStopsDriving} to make the next drive push). The progress thread arms it itself
+     * for what is left of that.
      */
-    private long lastWatchdogPush;
-    /** Until when the watchdog is pushed back (engine clock): the progress thread arms it itself after. */
-    private volatile long watchdogUntil;
+    private volatile long lastWatchdogPush;
+
+    /** A last push that stands no more at {@code t} and that the next drive renews. */
+    private long notPushedSince(long t) {
+        return t - watchdogNanos - 1;
+    }
     /** Looks in a row that found an application driving (progress thread only): the watchdog after 3. */
     private int drivingLooks;
     /** The longest look (4 ms): far below any ACK timeout worth using (67 ms at rxe's usual 14). */
@@ -877,7 +878,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 // waits, must be served a look after its grace, not after the 4-5 ms of a push.)
                 // Armed here too, for what is left of the last push or else one look: never
                 // trusted to be armed (a wakeWatchdog fires it early, a push may not follow).
-                long left = watchdogUntil - clock.getAsLong();
+                long left = lastWatchdogPush + watchdogNanos - clock.getAsLong();
                 // armed first, with a wait of zero; then a look again, since the arm replaces a
                 // wakeWatchdog made meanwhile: appStopsDriving or close() said so before theirs
                 boolean fired = link.awaitWatchdog(left > 0 ? left : look, 0);

@@ -48,8 +48,7 @@ class EngineProgressTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldParkTheProgressThreadWhileAnotherThreadHoldsTheEngine() throws Exception {
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("park", link, key -> null, (qp, type) -> { }, () -> { })) {
             CountDownLatch held = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
@@ -69,8 +68,7 @@ class EngineProgressTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldSleepTheProgressThreadOfAnIdleDevice() throws Exception {
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("idle", link, key -> null, (qp, type) -> { }, () -> { })) {
             Thread.sleep(50); // past its first rounds
             assertThat(cpuShare(engine.progressThread(), 500)).as("CPU share of an idle device's progress thread")
@@ -83,8 +81,7 @@ class EngineProgressTest {
     void shouldNotWakeTheProgressThreadWhileAnApplicationKeepsDriving() throws Exception {
         // each look of the progress thread preempted a busy poller on a full machine (the
         // ping-pong's p99, docs/BENCHMARKS.md): with the link's watchdog it waits instead
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("driven", link, key -> null, (qp, type) -> { }, () -> { })) {
             assertThat(link.hasWatchdog()).isTrue();
             long start = System.nanoTime();
@@ -108,14 +105,10 @@ class EngineProgressTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldTakeOverFromAnApplicationThatStopsDrivingWithoutSayingSo() throws Exception {
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("silent", link, key -> null, (qp, type) -> { }, () -> { })) {
             withoutBackstop(engine);
-            long end = System.nanoTime() + 100_000_000L;
-            while (System.nanoTime() < end) {
-                engine.driveFromApp(); // then stops, without appStopsDriving
-            }
+            driveFor(engine, 100_000_000L); // then stops, without appStopsDriving
             awaitTakenByTheProgressThread(link);
         }
     }
@@ -125,17 +118,26 @@ class EngineProgressTest {
     void shouldTakeOverFromAnApplicationThatDroveOnceMoreAfterSayingItStopped() throws Exception {
         // appStopsDriving fires the watchdog early; a drive right after must not leave the
         // progress thread waiting on a watchdog it believes pushed back but nobody armed
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("stops-twice", link, key -> null, (qp, type) -> { }, () -> { })) {
             withoutBackstop(engine);
-            long end = System.nanoTime() + 100_000_000L;
-            while (System.nanoTime() < end) {
-                engine.driveFromApp();
-            }
+            driveFor(engine, 100_000_000L);
             engine.appStopsDriving();
             engine.driveFromApp(); // once more, within the push interval, then silence
             awaitTakenByTheProgressThread(link);
+        }
+    }
+
+    /** A link on {@link #ADDRESS}, a free port, the best mode the machine has. */
+    private static Link realLink() throws java.io.IOException {
+        return Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(), DatagramSealer.NONE);
+    }
+
+    /** This thread drives the engine, polling as an application does, for {@code nanos}. */
+    private static void driveFor(Engine engine, long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            engine.driveFromApp();
         }
     }
 
@@ -164,8 +166,7 @@ class EngineProgressTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldLetAnIdleDeviceSleepDeeplyThoughAnApplicationPollsItNowAndThen() throws Exception {
         // as the CM agent does before each of its waits: a poll that finds nothing every 20 ms
-        try (Link link = Links.open(LinkConfig.builder(ADDRESS).port(0).mode(LinkMode.AUTO).build(),
-                DatagramSealer.NONE);
+        try (Link link = realLink();
              Engine engine = new Engine("sporadic", link, key -> null, (qp, type) -> { }, () -> { })) {
             long end = System.nanoTime() + Engine.DEEP_IDLE_NANOS + 1_500_000_000L;
             long roundsAtStart = -1;
