@@ -46,6 +46,21 @@ public final class Configuration {
         return Integer.getInteger(LINK_MAX_DATAGRAM_PROP, LINK_MAX_DATAGRAM_DEFAULT);
     }
 
+    /**
+     * Whether a native link sends a RoCE packet's payload from the registered memory by
+     * {@code iovec} (the memory held until the send call returns) instead of copying it into the
+     * datagram's buffer first; only where nothing else reads the datagram (no capture, no send
+     * faults) and only for memory of jrxe's own allocator (docs/BENCHMARKS.md, "Payloads sent
+     * from where they lie").
+     */
+    public static final String LINK_SEND_BY_REFERENCE_PROP = "jrxe.link.sendByReference";
+    public static final boolean LINK_SEND_BY_REFERENCE_DEFAULT = true;
+
+    public static boolean linkSendByReference() {
+        String v = System.getProperty(LINK_SEND_BY_REFERENCE_PROP);
+        return v == null ? LINK_SEND_BY_REFERENCE_DEFAULT : Boolean.parseBoolean(v);
+    }
+
     /** Socket send buffer (SO_SNDBUF; forced past wmem_max where the process may). */
     public static final String LINK_SEND_BUFFER_PROP = "jrxe.link.sendBuffer";
     public static final int LINK_SEND_BUFFER_DEFAULT = 4 << 20;

@@ -36,6 +36,18 @@ public interface MemoryKey {
      */
     int check(int pdHandle, int requiredAccess, long va, long len);
 
+    /**
+     * Holds {@code [va, va+len)} for a local read that happens later, outside this call: a send
+     * of the bytes from where they lie ({@link SendHold}). Checks as {@link #read} with no access
+     * right required (a local read), then holds the memory until {@code hold.release()}. Only
+     * memory jrxe's allocator watches qualifies (pinned regions whose copies are direct); for
+     * anything else, or when the check fails, returns false and holds nothing, and the caller
+     * copies through {@link #read}, which reports the status.
+     */
+    default boolean holdForSend(int pdHandle, long va, long len, SendHold hold) {
+        return false;
+    }
+
     /** Checks, then copies {@code len} bytes at {@code va} out of this key into {@code dst}. */
     int read(int pdHandle, int requiredAccess, long va, MemorySegment dst, long dstOffset, long len);
 

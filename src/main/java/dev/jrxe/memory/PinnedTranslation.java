@@ -114,6 +114,32 @@ final class PinnedTranslation extends Translation {
         }
     }
 
+    /**
+     * Holds the range for a send by reference: counted in flight like a copy (so close, rereg and
+     * an unmap through the allocator wait for {@link #releaseSend}), and only for memory of jrxe's
+     * allocator ({@link SafeAccess#DIRECT}): memory the application can free behind jrxe's back
+     * (its own arena, raw addresses) is copied, as the FFM runtime or the kernel then checks it.
+     */
+    @Override
+    boolean holdForSend(long va, long len, SendHold hold) {
+        MemorySegment seg = segment;
+        if (seg == null || seg.byteSize() > Integer.MAX_VALUE || !inRange(va, len) || !enter()) {
+            return false;
+        }
+        long off = toAddress(va) - seg.address();
+        if (mode != SafeAccess.DIRECT || off < 0 || off > seg.byteSize() - len) {
+            exit();
+            return false;
+        }
+        hold.hold(this, seg, off);
+        return true;
+    }
+
+    /** The end of a {@link #holdForSend}. */
+    void releaseSend() {
+        exit();
+    }
+
     @Override
     int write(long va, MemorySegment src, long srcOffset, long len) {
         if (!inRange(va, len)) {

@@ -149,6 +149,12 @@ public final class Region implements MemoryKey, AutoCloseable {
     }
 
     @Override
+    public boolean holdForSend(int pdHandle, long va, long len, SendHold hold) {
+        Binding b = binding;
+        return check(b, pdHandle, 0, va, len) == MemStatus.OK && b.translation().holdForSend(va, len, hold);
+    }
+
+    @Override
     public int write(int pdHandle, int requiredAccess, long va, MemorySegment src, long srcOffset, long len) {
         Binding b = binding;
         int st = check(b, pdHandle, requiredAccess, va, len);

@@ -54,6 +54,11 @@ abstract sealed class Translation implements InvalidationListener permits Pinned
 
     abstract int read(long va, MemorySegment dst, long dstOffset, long len);
 
+    /** See {@link MemoryKey#holdForSend}; false unless the kind of translation supports it. */
+    boolean holdForSend(long va, long len, SendHold hold) {
+        return false;
+    }
+
     abstract int write(long va, MemorySegment src, long srcOffset, long len);
 
     abstract int compareAndSwap(long va, long compare, long swap, long[] original);

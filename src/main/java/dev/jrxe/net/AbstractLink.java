@@ -38,6 +38,16 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     final int[] txSrcPort;
     final int[] txIpId;
     private final boolean[] txCorrupt;
+    /**
+     * Datagrams whose payload is sent from where it lies ({@link #commitByReference}): the holder
+     * to release, the payload's memory, offset and length, and the bytes before it in the slot;
+     * {@code txRelease[s] == null} for a datagram held whole in its slot.
+     */
+    final PayloadRelease[] txRelease;
+    final MemorySegment[] txRefSegment;
+    final long[] txRefOffset;
+    final int[] txRefLength;
+    final int[] txRefHead;
     private final int[] free;
     private int freeTop;
     private int claimed = -1;
@@ -87,6 +97,11 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         this.txSrcPort = new int[slotCount];
         this.txIpId = new int[slotCount];
         this.txCorrupt = new boolean[slotCount];
+        this.txRelease = new PayloadRelease[slotCount];
+        this.txRefSegment = new MemorySegment[slotCount];
+        this.txRefOffset = new long[slotCount];
+        this.txRefLength = new int[slotCount];
+        this.txRefHead = new int[slotCount];
         this.free = new int[slotCount];
         for (int i = 0; i < slotCount; i++) {
             free[i] = slotCount - 1 - i;
@@ -155,7 +170,52 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     }
 
     @Override
+    public final int sendSlots() {
+        return slotCount;
+    }
+
+    @Override
+    public final int claimedSlot() {
+        return claimed;
+    }
+
+    /**
+     * Whether this link could send payloads by reference: nothing reads the datagrams' bytes after
+     * the sealer (no capture, no send faults) and the sealer seals in parts. A mode says yes in
+     * {@link #sendsByReference} only if its system calls can gather, too.
+     */
+    final boolean byReferencePossible() {
+        return pcap == null && txFaults == null && sealer.sealsInParts();
+    }
+
+    @Override
+    public final void commitByReference(int length, int headLength, MemorySegment payload, long payloadOffset,
+                                        int payloadLength, PayloadRelease release,
+                                        int dstAddr, int dstPort, int srcPort) {
+        if (!sendsByReference()) {
+            throw new UnsupportedOperationException("this link copies every payload");
+        }
+        checkCommit(length, dstAddr, dstPort, srcPort);
+        if (!payload.isNative() || headLength < 0 || payloadLength < 0 || headLength + payloadLength > length
+                || payloadOffset < 0 || payloadOffset > payload.byteSize() - payloadLength || release == null) {
+            throw new IllegalArgumentException("payload by reference: " + headLength + "+" + payloadLength + " of " + length);
+        }
+        int s = claimed;
+        txRelease[s] = release;
+        txRefSegment[s] = payload;
+        txRefOffset[s] = payloadOffset;
+        txRefLength[s] = payloadLength;
+        txRefHead[s] = headLength;
+        queueClaimed(length, dstAddr, dstPort, srcPort);
+    }
+
+    @Override
     public final void commit(int length, int dstAddr, int dstPort, int srcPort) {
+        checkCommit(length, dstAddr, dstPort, srcPort);
+        queueClaimed(length, dstAddr, dstPort, srcPort);
+    }
+
+    private void checkCommit(int length, int dstAddr, int dstPort, int srcPort) {
         ensureOpen();
         if (claimed < 0) {
             throw new IllegalStateException("commit without claim");
@@ -166,6 +226,9 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
         if ((dstPort & ~0xFFFF) != 0 || (srcPort & ~0xFFFF) != 0) {
             throw new IllegalArgumentException("port out of range");
         }
+    }
+
+    private void queueClaimed(int length, int dstAddr, int dstPort, int srcPort) {
         int s = claimed;
         claimed = -1;
         txLen[s] = length;
@@ -340,7 +403,13 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     final boolean seal(int s, int ipId) {
         txIpId[s] = ipId;
         try {
-            sealer.seal(txSlot[s], 0, txLen[s], localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], ipId);
+            if (txRelease[s] == null) {
+                sealer.seal(txSlot[s], 0, txLen[s], localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], ipId);
+            } else {
+                int head = txRefHead[s];
+                sealer.sealParts(txSlot[s], head, txRefSegment[s], txRefOffset[s], txRefLength[s],
+                        txLen[s] - head - txRefLength[s], localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], ipId);
+            }
         } catch (RuntimeException e) {
             callbackFailed(e);
             release(s);
@@ -355,6 +424,9 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     /** The kernel took the datagram in slot {@code s}. */
     final void sent(int s) {
         counters.sent(txLen[s]);
+        if (txRelease[s] != null) {
+            counters.sentByReference();
+        }
         if (pcap != null) {
             pcap.write(pcapInterface, true, localAddr, txDstAddr[s], txSrcPort[s], txDstPort[s], txIpId[s],
                     txSlot[s], 0, txLen[s]);
@@ -370,7 +442,18 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
 
     private void release(int s) {
         txCorrupt[s] = false;
+        releasePayload(s);
         free[freeTop++] = s;
+    }
+
+    /** Lets go of slot {@code s}'s payload held by reference, if it has one. */
+    private void releasePayload(int s) {
+        PayloadRelease r = txRelease[s];
+        if (r != null) {
+            txRelease[s] = null;
+            txRefSegment[s] = null;
+            r.releasePayload();
+        }
     }
 
     // ------------------------------------------------------------------ for the modes: receive
@@ -542,6 +625,10 @@ abstract sealed class AbstractLink implements Link permits ChannelLink, NativeLi
     }
 
     final void closeCommon() {
+        // datagrams committed by reference and never sent: their memory is free to go now
+        for (int i = 0; i < slotCount; i++) {
+            releasePayload(i);
+        }
         multicast.close();
         try {
             if (pcap != null) {

@@ -25,6 +25,24 @@ public interface DatagramSealer {
     void seal(MemorySegment buf, long offset, int length,
               int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId);
 
+    /** Whether {@link #sealParts} works: a link may then send payloads from where they lie. */
+    default boolean sealsInParts() {
+        return false;
+    }
+
+    /**
+     * Seals a datagram that travels from two places ({@link Link#commitByReference}): the bytes
+     * before the payload in {@code head} from offset 0, the payload in {@code body}, then the
+     * rest (what follows the payload, the 4 trailing ICRC bytes last) in {@code head} at
+     * {@code headLength}. The other parameters are {@link #seal}'s.
+     *
+     * @throws UnsupportedOperationException when {@link #sealsInParts} is false
+     */
+    default void sealParts(MemorySegment head, int headLength, MemorySegment body, long bodyOffset, int bodyLength,
+                           int tailLength, int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        throw new UnsupportedOperationException("this sealer seals whole datagrams only");
+    }
+
     /** A sealer that leaves the datagram as it is. */
     DatagramSealer NONE = (b, o, l, s, d, sp, dp, id) -> { };
 }

@@ -29,6 +29,43 @@ public interface Link extends AutoCloseable {
     /** Queues the claimed datagram of {@code length} bytes (ICRC included) for sending. */
     void commit(int length, int dstAddr, int dstPort, int srcPort);
 
+    /**
+     * Whether {@link #commitByReference} works: the link sends a payload from the caller's memory
+     * by {@code iovec}, without copying it into the datagram's buffer. False for links that need
+     * every byte in the buffer (capture, send faults, in-memory links) and for sealers that cannot
+     * seal in parts ({@link DatagramSealer#sealsInParts}).
+     */
+    default boolean sendsByReference() {
+        return false;
+    }
+
+    /** Number of datagram buffers ({@link #claimedSlot} is below it). */
+    default int sendSlots() {
+        return 0;
+    }
+
+    /** Index of the buffer {@link #claim()} returned last and not yet committed, or -1. */
+    default int claimedSlot() {
+        return -1;
+    }
+
+    /**
+     * Queues the claimed datagram with its payload left where it lies. The claimed buffer holds
+     * the bytes before the payload at [0, headLength) and the bytes after it, the 4 ICRC bytes
+     * last, at [headLength, length - payloadLength); the datagram is those, the
+     * {@code payloadLength} bytes of {@code payload} from {@code payloadOffset} between them.
+     * {@code release} is called once the link no longer reads the payload (see
+     * {@link PayloadRelease}); until then the caller keeps that memory mapped. Only when
+     * {@link #sendsByReference}.
+     *
+     * @throws UnsupportedOperationException when the link cannot
+     */
+    default void commitByReference(int length, int headLength, java.lang.foreign.MemorySegment payload,
+                                   long payloadOffset, int payloadLength, PayloadRelease release,
+                                   int dstAddr, int dstPort, int srcPort) {
+        throw new UnsupportedOperationException("this link copies every payload");
+    }
+
     /** Sends every committed datagram; returns how many went out. */
     int flush();
 

@@ -17,7 +17,8 @@ public final class LinkCounters {
     private static final int RX_BYTES = 3;
     private static final int TX_CALLS = 4;
     private static final int RX_CALLS = 5;
-    private static final int FIRST_DROP = 6;
+    private static final int TX_BY_REFERENCE = 6;
+    private static final int FIRST_DROP = 7;
     private static final DropReason[] REASONS = DropReason.values();
 
     private final AtomicLongArray values = new AtomicLongArray(FIRST_DROP + REASONS.length);
@@ -30,6 +31,16 @@ public final class LinkCounters {
     public void sent(int bytes) {
         add(TX_PACKETS, 1);
         add(TX_BYTES, bytes);
+    }
+
+    /** One datagram that went to the kernel had its payload sent from where it lies ({@link Link#commitByReference}). */
+    public void sentByReference() {
+        add(TX_BY_REFERENCE, 1);
+    }
+
+    /** Datagrams sent with their payload by reference (a subset of {@link #txPackets}). */
+    public long txByReference() {
+        return values.getOpaque(TX_BY_REFERENCE);
     }
 
     /** One datagram of {@code bytes} (UDP payload) came from the kernel. */

@@ -68,9 +68,12 @@ final class NativeLink extends AbstractLink {
     private final MemorySegment txIovs;
     private final MemorySegment txNames;
     private final MemorySegment txControls;
-    private final int[] iovSlot;
-    private final int[] msgFirstIov;
+    /** The slot of each datagram of the messages being sent, in order (a message's: from msgFirstDatagram). */
+    private final int[] datagramSlot;
+    private final int[] msgFirstDatagram;
     private final int[] msgSegments;
+    /** Whether payloads may be sent by reference (three iovecs for such a datagram, else one). */
+    private final boolean byReference;
     private final MemorySegment pollFds = arena.allocate(2L * SocketStructs.POLLFD_SIZE, 8);
     private final MemorySegment timespec = arena.allocate(SocketStructs.TIMESPEC_SIZE, 8);
 
@@ -163,11 +166,12 @@ final class NativeLink extends AbstractLink {
         for (int i = 0; i < slotCount; i++) {
             txMsgAt[i] = txMsgs.asSlice((long) i * MMSGHDR_SIZE);
         }
-        txIovs = arena.allocate((long) slotCount * SocketStructs.IOVEC_SIZE, 8);
+        byReference = byReferencePossible() && dev.jrxe.Configuration.linkSendByReference();
+        txIovs = arena.allocate((long) slotCount * (byReference ? 3 : 1) * SocketStructs.IOVEC_SIZE, 8);
         txNames = arena.allocate((long) slotCount * SocketStructs.SOCKADDR_IN_SIZE, 8);
         txControls = arena.allocate((long) slotCount * TX_CONTROL, 8);
-        iovSlot = new int[slotCount];
-        msgFirstIov = new int[slotCount];
+        datagramSlot = new int[slotCount];
+        msgFirstDatagram = new int[slotCount];
         msgSegments = new int[slotCount];
 
         rxMessages = gro ? Math.max(8, batch / 4) : batch;
@@ -398,10 +402,16 @@ final class NativeLink extends AbstractLink {
         return sentTotal;
     }
 
+    @Override
+    public boolean sendsByReference() {
+        return byReference;
+    }
+
     /** Seals and sends slots[from..to), all through socket {@code s}. */
     private int sendRun(int s, int wirePort, int[] slots, int from, int to, boolean useGso) {
         int messages = 0;
         int iovs = 0;
+        int datagrams = 0;
         int k = from;
         while (k < to) {
             int head = slots[k++];
@@ -410,7 +420,9 @@ final class NativeLink extends AbstractLink {
                 continue;
             }
             int first = iovs;
-            addIov(iovs++, head);
+            int firstDatagram = datagrams;
+            datagramSlot[datagrams++] = head;
+            iovs += addIovs(iovs, head);
             int segments = 1;
             int segSize = txLen[head];
             if (useGso && segSize > 0) {
@@ -429,7 +441,8 @@ final class NativeLink extends AbstractLink {
                     if (!seal(x, segments)) {
                         break;
                     }
-                    addIov(iovs++, x);
+                    datagramSlot[datagrams++] = x;
+                    iovs += addIovs(iovs, x);
                     segments++;
                     bytes += len;
                     if (len < segSize) {
@@ -437,7 +450,7 @@ final class NativeLink extends AbstractLink {
                     }
                 }
             }
-            addMessage(messages++, head, first, segments, segSize);
+            addMessage(messages++, head, first, iovs - first, firstDatagram, segments, segSize);
         }
         return sendMessages(s, wirePort, messages);
     }
@@ -451,13 +464,28 @@ final class NativeLink extends AbstractLink {
     private static final java.lang.foreign.ValueLayout.OfInt BE_INT =
             JAVA_INT.withOrder(java.nio.ByteOrder.BIG_ENDIAN).withByteAlignment(1);
 
-    private void addIov(int i, int slot) {
-        iovSlot[i] = slot;
-        SocketStructs.iovec(txIovs, (long) i * SocketStructs.IOVEC_SIZE, txSlot[slot], txLen[slot]);
+    /**
+     * Writes the iovecs of slot {@code slot}'s datagram from iovec {@code i} on; returns how many:
+     * one for a datagram held whole in its slot, three for one whose payload is sent by reference
+     * (the slot's bytes before the payload, the payload where it lies, the slot's bytes after).
+     */
+    private int addIovs(int i, int slot) {
+        long off = (long) i * SocketStructs.IOVEC_SIZE;
+        if (txRelease[slot] == null) {
+            SocketStructs.iovec(txIovs, off, txSlot[slot], txLen[slot]);
+            return 1;
+        }
+        int head = txRefHead[slot];
+        int body = txRefLength[slot];
+        long slotAddress = txSlot[slot].address();
+        SocketStructs.iovecAt(txIovs, off, slotAddress, head);
+        SocketStructs.iovecAt(txIovs, off + SocketStructs.IOVEC_SIZE, txRefSegment[slot].address() + txRefOffset[slot], body);
+        SocketStructs.iovecAt(txIovs, off + 2L * SocketStructs.IOVEC_SIZE, slotAddress + head, txLen[slot] - head - body);
+        return 3;
     }
 
-    private void addMessage(int m, int head, int firstIov, int segments, int segSize) {
-        msgFirstIov[m] = firstIov;
+    private void addMessage(int m, int head, int firstIov, int iovCount, int firstDatagram, int segments, int segSize) {
+        msgFirstDatagram[m] = firstDatagram;
         msgSegments[m] = segments;
         long nameOff = (long) m * SocketStructs.SOCKADDR_IN_SIZE;
         SocketStructs.sockaddrIn(txNames, nameOff, txDstAddr[head], txDstPort[head]);
@@ -473,7 +501,7 @@ final class NativeLink extends AbstractLink {
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_NAME, txNames.address() + nameOff);
         txMsgs.set(JAVA_INT, off + MSG_NAMELEN, SocketStructs.SOCKADDR_IN_SIZE);
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOV, txIovs.address() + (long) firstIov * SocketStructs.IOVEC_SIZE);
-        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOVLEN, segments);
+        txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_IOVLEN, iovCount);
         txMsgs.set(JAVA_LONG, off + SocketStructs.MSG_CONTROL, controlAddr);
         txMsgs.set(JAVA_LONG, off + MSG_CONTROLLEN, controlLen);
         txMsgs.set(JAVA_INT, off + MSG_FLAGS, 0);
@@ -490,8 +518,8 @@ final class NativeLink extends AbstractLink {
             if (r > 0) {
                 for (int m = done; m < done + r; m++) {
                     sent += msgSegments[m];
-                    for (int i = msgFirstIov[m], e = i + msgSegments[m]; i < e; i++) {
-                        sent(iovSlot[i]);
+                    for (int i = msgFirstDatagram[m], e = i + msgSegments[m]; i < e; i++) {
+                        sent(datagramSlot[i]);
                     }
                 }
                 done += r;
@@ -512,8 +540,8 @@ final class NativeLink extends AbstractLink {
                 gso = false;
                 return sent + resendWithoutGso(s, wirePort, done, messages);
             }
-            for (int i = msgFirstIov[done], e = i + msgSegments[done]; i < e; i++) {
-                sendFailed(iovSlot[i]);
+            for (int i = msgFirstDatagram[done], e = i + msgSegments[done]; i < e; i++) {
+                sendFailed(datagramSlot[i]);
             }
             done++;
             retries = 0;
@@ -522,9 +550,9 @@ final class NativeLink extends AbstractLink {
     }
 
     private int resendWithoutGso(int s, int wirePort, int fromMessage, int messages) {
-        int first = msgFirstIov[fromMessage];
-        int last = msgFirstIov[messages - 1] + msgSegments[messages - 1];
-        int[] rest = java.util.Arrays.copyOfRange(iovSlot, first, last);
+        int first = msgFirstDatagram[fromMessage];
+        int last = msgFirstDatagram[messages - 1] + msgSegments[messages - 1];
+        int[] rest = java.util.Arrays.copyOfRange(datagramSlot, first, last);
         return sendRun(s, wirePort, rest, 0, rest.length, false);
     }
 

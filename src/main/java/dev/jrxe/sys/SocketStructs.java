@@ -47,6 +47,12 @@ public final class SocketStructs {
         s.set(JAVA_LONG, off + 8, len);
     }
 
+    /** An iovec by address: {@code len} bytes at {@code address} (memory the caller keeps mapped until the call returns). */
+    public static void iovecAt(MemorySegment s, long off, long address, long len) {
+        s.set(JAVA_LONG, off, address);
+        s.set(JAVA_LONG, off + 8, len);
+    }
+
     public static void iovecLength(MemorySegment s, long off, long len) {
         s.set(JAVA_LONG, off + 8, len);
     }

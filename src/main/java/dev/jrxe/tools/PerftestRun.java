@@ -6,6 +6,7 @@ import dev.jrxe.ib.SendFlags;
 import dev.jrxe.ib.WcOpcode;
 import dev.jrxe.ib.WcStatus;
 import dev.jrxe.ib.WrOpcode;
+import dev.jrxe.memory.NativeMemory;
 import dev.jrxe.verbs.AddressHandle;
 import dev.jrxe.verbs.AhAttr;
 import dev.jrxe.verbs.CompletionQueue;
@@ -21,7 +22,6 @@ import dev.jrxe.verbs.SendWr;
 import dev.jrxe.verbs.UdSetup;
 import dev.jrxe.verbs.WorkCompletion;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ThreadLocalRandom;
@@ -59,7 +59,6 @@ final class PerftestRun implements AutoCloseable {
     final Params p;
     final Device dev;
     final int outReads;
-    private final Arena arena = Arena.ofShared();
     private final MemorySegment buf;
     /** Made in the constructor; null only while it runs (what {@link #close} finds made is released). */
     private MemoryRegion mr;
@@ -112,7 +111,9 @@ final class PerftestRun implements AutoCloseable {
         this.recvPosted = new long[p.qps()];
         this.recvDone = new long[p.qps()];
         try {
-            this.buf = arena.allocate(slot * 2 * p.qps(), 4096);
+            // jrxe's allocator (page-aligned, as perftest's): its memory is copied directly and
+            // payloads of 1 KiB and more leave from where they lie (docs/BENCHMARKS.md)
+            this.buf = NativeMemory.map(slot * 2 * p.qps());
             this.pd = d.allocPd();
             this.mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                 | Access.REMOTE_ATOMIC);
@@ -1019,6 +1020,8 @@ final class PerftestRun implements AutoCloseable {
         if (pd != null) {
             pd.close();
         }
-        arena.close();
+        if (buf != null) {
+            NativeMemory.unmap(buf);
+        }
     }
 }

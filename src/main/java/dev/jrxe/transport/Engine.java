@@ -356,7 +356,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 flush();
             }
         } finally {
-            lock.unlock();
+            unlockEngine();
         }
         drive(true);
     }
@@ -379,7 +379,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 try {
                     sendEveryOwedAck();
                 } finally {
-                    lock.unlock();
+                    unlockEngine();
                 }
             }
         }
@@ -436,7 +436,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                     dutyCycle(true);
                 }
             } finally {
-                lock.unlock();
+                unlockEngine();
             }
             if (workPending) {
                 drive(true);
@@ -474,8 +474,26 @@ public final class Engine implements PacketSink, AutoCloseable {
     }
 
     private void flush() {
+        out.heldUnsent = 0; // (first: a flush that throws has still sent or released every datagram)
         link.flush();
         out.committed = 0;
+    }
+
+    /**
+     * Releases the engine. A cycle that ended by an exception may leave datagrams queued whose
+     * payload memory is held ({@code PacketOut.heldUnsent}); they leave now, so that no
+     * deregistration waits for the next cycle to let that memory go.
+     */
+    private void unlockEngine() {
+        try {
+            if (out.heldUnsent > 0 && running && lock.getHoldCount() == 1) {
+                flush();
+            }
+        } catch (RuntimeException e) {
+            counters.incAtomic(TransportCounters.ENGINE_ERRORS);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether the engine still runs (its link is open): what a transport checks before sending outside a cycle. */
@@ -562,7 +580,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             try {
                 sendEveryOwedAck();
             } finally {
-                lock.unlock();
+                unlockEngine();
             }
         } else {
             workPending = true;
@@ -606,7 +624,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         try {
             return Math.min(nextDeadline(), nextHousekeeping);
         } finally {
-            lock.unlock();
+            unlockEngine();
         }
     }
 
@@ -649,7 +667,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                     lastWatchdogPush = t;
                 }
             } finally {
-                lock.unlock();
+                unlockEngine();
             }
         }
     }
@@ -661,7 +679,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 workPending = false;
                 did = Math.max(did, 0) + dutyCycle(fromApp);
             } finally {
-                lock.unlock();
+                unlockEngine();
             }
             if (!workPending) {
                 break;
@@ -920,7 +938,7 @@ public final class Engine implements PacketSink, AutoCloseable {
         try {
             deadline = nextDeadline();
         } finally {
-            lock.unlock();
+            unlockEngine();
         }
         Thread me = Thread.currentThread();
         if (!SLEEPER.compareAndSet(this, null, me)) {
@@ -1135,7 +1153,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
             return isReady ? READY_NOW : nextDeadline();
         } finally {
-            lock.unlock();
+            unlockEngine();
         }
     }
 
@@ -1317,7 +1335,7 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
             running = false;
         } finally {
-            lock.unlock();
+            unlockEngine();
         }
         link.wakeup();
         link.wakeWatchdog();

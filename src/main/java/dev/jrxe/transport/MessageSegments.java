@@ -19,6 +19,32 @@ final class MessageSegments {
     private MessageSegments() {
     }
 
+    /**
+     * Smallest payload sent by reference where the link can ({@code Link.sendsByReference}):
+     * below it a copy costs less than the hold's two atomic counts and the two extra iovecs.
+     */
+    static final int BY_REFERENCE_MIN = 1024;
+
+    /**
+     * Holds the packet's {@code n} payload bytes for the link to send from where they lie, when
+     * they lie in one SGE of memory that qualifies; false (nothing held): copy them.
+     */
+    private static boolean holdFromOneSge(Engine engine, Qp qp, SendWqe w, int n) {
+        long skip = w.offset;
+        for (int i = 0; i < w.numSge; i++) {
+            long len = Integer.toUnsignedLong(w.sgeLength[i]);
+            if (skip < len) {
+                if (len - skip < n) {
+                    return false; // the payload spans SGEs
+                }
+                dev.jrxe.memory.MemoryKey k = engine.keys.lookup(w.sgeLkey[i]);
+                return k != null && engine.out.holdPayload(k, qp.pdHandle, w.sgeAddr[i] + skip);
+            }
+            skip -= len;
+        }
+        return false;
+    }
+
     /** Payload bytes of the next packet of {@code w} at path MTU {@code mtu}. */
     static int nextLength(SendWqe w, int mtu) {
         return (int) Math.min(mtu, w.length - w.offset);
@@ -50,6 +76,9 @@ final class MessageSegments {
         }
         if (w.inlined) {
             MemorySegment.copy(w.inline, w.offset, buf, out.payloadOffset(), n);
+            return MemStatus.OK;
+        }
+        if (n >= BY_REFERENCE_MIN && holdFromOneSge(engine, qp, w, n)) {
             return MemStatus.OK;
         }
         return Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,

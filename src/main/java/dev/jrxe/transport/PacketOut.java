@@ -26,12 +26,35 @@ final class PacketOut {
     int lastDestAddr;
     int lastSrcPort;
 
+    /**
+     * Per link buffer, its payload holder when the link sends payloads by reference
+     * ({@code Link.sendsByReference}), else null.
+     */
+    private final HeldPayload[] holders;
+    /** The payload held for the packet being built, or null: it is copied into the buffer. */
+    private HeldPayload pending;
+    /** Datagrams committed by reference since the engine last flushed (their memory is held). */
+    int heldUnsent;
+
     PacketOut(Engine engine) {
         this.engine = engine;
+        dev.jrxe.net.Link link = engine.link;
+        if (link.sendsByReference()) {
+            holders = new HeldPayload[link.sendSlots()];
+            for (int i = 0; i < holders.length; i++) {
+                holders[i] = new HeldPayload();
+            }
+        } else {
+            holders = null;
+        }
     }
 
     /** Starts a packet of {@code opcode} carrying {@code payloadLength} bytes; returns its buffer. */
     MemorySegment begin(Qp qp, int opcode, int psn, boolean ackReq, boolean solicited, int payloadLength) {
+        if (pending != null) { // (a packet begun and never committed: nothing reads its payload)
+            pending.releasePayload();
+            pending = null;
+        }
         this.qp = qp;
         this.payloadLength = payloadLength;
         MemorySegment buf = engine.link.claim();
@@ -92,6 +115,31 @@ final class PacketOut {
         return writer.payloadOffset();
     }
 
+    /**
+     * Holds the packet's payload, {@code payloadLength} bytes at {@code va} behind {@code key},
+     * for the link to send from where it lies instead of a copy at {@link #payloadOffset()}.
+     * Returns false (nothing held) when the link copies every payload or the key's memory does
+     * not qualify ({@code MemoryKey.holdForSend}); the caller then copies.
+     */
+    boolean holdPayload(dev.jrxe.memory.MemoryKey key, int pdHandle, long va) {
+        if (holders == null) {
+            return false;
+        }
+        int slot = engine.link.claimedSlot();
+        if (slot < 0 || slot >= holders.length) {
+            return false;
+        }
+        HeldPayload h = holders[slot];
+        if (h.hold.holding()) { // (never: the link released it when the buffer came back)
+            return false;
+        }
+        if (!key.holdForSend(pdHandle, va, payloadLength, h.hold)) {
+            return false;
+        }
+        pending = h;
+        return true;
+    }
+
     /** Pads, queues the datagram on the link (to the QP's connected peer) and counts it. */
     void commit() {
         commitTo(qp.destAddr, qp.destPort);
@@ -104,8 +152,23 @@ final class PacketOut {
 
     /** Pads, queues the datagram to {@code destAddr}:{@code destPort} from UDP port {@code srcPort}, counts it. */
     void commitFrom(int destAddr, int destPort, int srcPort) {
-        int length = writer.finish(payloadLength);
-        engine.link.commit(length, destAddr, destPort, srcPort);
+        int length;
+        HeldPayload h = pending;
+        if (h == null) {
+            length = writer.finish(payloadLength);
+            engine.link.commit(length, destAddr, destPort, srcPort);
+        } else {
+            pending = null;
+            try {
+                length = writer.finishByReference(payloadLength);
+                engine.link.commitByReference(length, (int) writer.payloadOffset(), h.hold.segment(),
+                    h.hold.offset(), payloadLength, h, destAddr, destPort, srcPort);
+            } catch (RuntimeException e) {
+                h.releasePayload(); // not queued: nothing will read it
+                throw e;
+            }
+            heldUnsent++;
+        }
         committed++;
         lastDestAddr = destAddr;
         lastSrcPort = srcPort;

@@ -100,15 +100,7 @@ public final class Icrc {
      */
     public int compute(MemorySegment buf, long offset, int length,
                        int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
-        checkLength(length);
-        byte[] p = pseudo;
-        BE16.set(p, IP + 2, (short) (28 + length));
-        BE16.set(p, IP + 4, (short) ipId);
-        BE32.set(p, IP + 12, srcAddr);
-        BE32.set(p, IP + 16, dstAddr);
-        BE16.set(p, UDP, (short) srcPort);
-        BE16.set(p, UDP + 2, (short) dstPort);
-        BE16.set(p, UDP + 4, (short) (8 + length));
+        byte[] p = pseudo(length, srcAddr, dstAddr, srcPort, dstPort, ipId);
         int restLength = length - OpcodeTable.BTH_LENGTH - OpcodeTable.ICRC_LENGTH;
         // A short body goes into the array behind the pseudo header: one CRC call over an array
         // is cheaper than a second call through a ByteBuffer (~15 ns of checks and session
@@ -129,6 +121,54 @@ public final class Icrc {
                      int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
         int value = compute(buf, offset, length, srcAddr, dstAddr, srcPort, dstPort, ipId);
         buf.set(Bytes.I32_LE, offset + length - OpcodeTable.ICRC_LENGTH, value);
+    }
+
+    /**
+     * Computes the ICRC of a datagram held in two places and stores it: its headers (BTH and
+     * extension headers) in {@code head} from offset 0, its payload in {@code body}, and its pad
+     * and four ICRC bytes in {@code head} again, right after the headers (a link that sends the
+     * payload from where it lies; the three parts travel as one datagram in that order).
+     *
+     * @param head       the headers at [0, headLength), then pad and ICRC at [headLength, headLength + tailLength)
+     * @param headLength bytes of headers, BTH included (at most 12 + {@link #INLINE_BODY})
+     * @param body       the payload's memory
+     * @param bodyOffset where the payload starts in {@code body}
+     * @param bodyLength payload bytes
+     * @param tailLength pad (0-3) plus the 4 ICRC bytes
+     */
+    public void sealParts(MemorySegment head, int headLength, MemorySegment body, long bodyOffset, int bodyLength,
+                          int tailLength, int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        int ext = headLength - OpcodeTable.BTH_LENGTH;
+        int pad = tailLength - OpcodeTable.ICRC_LENGTH;
+        if (ext < 0 || ext > INLINE_BODY || pad < 0 || pad > 3 || bodyLength < 0) {
+            throw new IllegalArgumentException("parts " + headLength + "+" + bodyLength + "+" + tailLength);
+        }
+        byte[] p = pseudo(headLength + bodyLength + tailLength, srcAddr, dstAddr, srcPort, dstPort, ipId);
+        MemorySegment.copy(head, ValueLayout.JAVA_BYTE, 0, p, BTH, headLength);
+        p[BTH + 4] = (byte) 0xFF;                       // FECN, BECN, resv6 masked
+        crc.reset();
+        crc.update(p, 0, PSEUDO_LENGTH + ext);
+        if (bodyLength > 0) {
+            update(body, bodyOffset, bodyLength);
+        }
+        for (int i = 0; i < pad; i++) {
+            crc.update(head.get(ValueLayout.JAVA_BYTE, headLength + i));
+        }
+        head.set(Bytes.I32_LE, headLength + pad, (int) crc.getValue());
+    }
+
+    /** The pseudo header's IPv4 and UDP fields for a datagram of UDP payload {@code length}; the BTH is the caller's. */
+    private byte[] pseudo(int length, int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        checkLength(length);
+        byte[] p = pseudo;
+        BE16.set(p, IP + 2, (short) (28 + length));
+        BE16.set(p, IP + 4, (short) ipId);
+        BE32.set(p, IP + 12, srcAddr);
+        BE32.set(p, IP + 16, dstAddr);
+        BE16.set(p, UDP, (short) srcPort);
+        BE16.set(p, UDP + 2, (short) dstPort);
+        BE16.set(p, UDP + 4, (short) (8 + length));
+        return p;
     }
 
     /** The ICRC stored in the last four bytes of a datagram. */

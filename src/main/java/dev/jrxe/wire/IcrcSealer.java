@@ -15,4 +15,15 @@ public final class IcrcSealer implements DatagramSealer {
                      int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
         icrc.seal(buf, offset, length, srcAddr, dstAddr, srcPort, dstPort, ipId);
     }
+
+    @Override
+    public boolean sealsInParts() {
+        return true;
+    }
+
+    @Override
+    public void sealParts(MemorySegment head, int headLength, MemorySegment body, long bodyOffset, int bodyLength,
+                          int tailLength, int srcAddr, int dstAddr, int srcPort, int dstPort, int ipId) {
+        icrc.sealParts(head, headLength, body, bodyOffset, bodyLength, tailLength, srcAddr, dstAddr, srcPort, dstPort, ipId);
+    }
 }

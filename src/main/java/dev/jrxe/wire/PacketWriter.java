@@ -50,13 +50,28 @@ public final class PacketWriter extends RoceHeaders {
      * @throws IllegalArgumentException when the opcode carries no payload but {@code payloadLength > 0}
      */
     public int finish(int payloadLength) {
+        return finishAt(payloadLength, payloadOffset() + payloadLength);
+    }
+
+    /**
+     * As {@link #finish}, for a payload the link sends from where it lies
+     * ({@code Link.commitByReference}): the pad and the four ICRC bytes are zeroed right after the
+     * headers, at {@link #payloadOffset()}, where the link takes them from.
+     *
+     * @return the UDP payload length, payload and ICRC included
+     */
+    public int finishByReference(int payloadLength) {
+        return finishAt(payloadLength, payloadOffset());
+    }
+
+    /** Checks the payload length, zeroes pad and ICRC at {@code trailer}, sets PadCnt; returns the UDP payload length. */
+    private int finishAt(int payloadLength, long trailer) {
         if (payloadLength < 0
             || (payloadLength > 0 && (OpcodeTable.flags(opcode) & OpcodeTable.HAS_PAYLOAD) == 0)) {
             throw new IllegalArgumentException(Opcodes.name(opcode) + " cannot carry " + payloadLength + " bytes");
         }
         int pad = padFor(payloadLength);
-        long end = payloadOffset() + payloadLength;
-        Bytes.zero(segment, end, pad + OpcodeTable.ICRC_LENGTH);
+        Bytes.zero(segment, trailer, pad + OpcodeTable.ICRC_LENGTH);
         bth.padCount(pad);
         return OpcodeTable.headerLength(opcode) + payloadLength + pad + OpcodeTable.ICRC_LENGTH;
     }

@@ -179,6 +179,54 @@ class GsoCaptureTest {
         });
     }
 
+    /**
+     * Datagrams whose payloads the link sends from where they lie ({@link Link#commitByReference}),
+     * in GSO trains and alone, mixed with whole ones: every one on the wire passes the ICRC oracle.
+     */
+    @Test
+    void shouldPutPayloadsSentByReferenceOnTheWireWithAValidIcrc(@TempDir Path dir) throws Exception {
+        Path wire = dir.resolve("by-reference.pcap");
+        List<Send> plan = new ArrayList<>();
+        try (NetNamespace ns = new NetNamespace()) {
+            ns.segmentBeforeTap();
+            Process tcpdump = ns.tcpdump(wire, "udp port " + PORT);
+            try {
+                ns.call(() -> {
+                    // the wire layer's sealer, as a device has: its ICRC in three parts, checked by the oracle
+                    try (Link a = Links.open(LinkConfig.builder(A).port(PORT).mode(LinkMode.GSO).build(), new dev.jrxe.wire.IcrcSealer());
+                         Link b = Links.open(LinkConfig.builder(B).port(PORT).mode(LinkMode.GSO).build(), new dev.jrxe.wire.IcrcSealer());
+                         java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                        MemorySegment payload = arena.allocate(1 << 20);
+                        int[] sizes = {4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096,
+                            4096, 4096, 4096, 4096, 1021, 1024, 64, 4096, 4096, 2047};
+                        long at = 0;
+                        int psn = 0;
+                        for (int n : sizes) {
+                            if (n < 1000) {
+                                ByReferenceLinkTest.commitWhole(a, b, 0xC007, psn++, n);
+                            } else {
+                                ByReferenceLinkTest.commitByRef(a, b, 0xC007, psn++, payload, at, n, () -> { });
+                                at += n;
+                            }
+                            plan.add(new Send(true, 0xC007, n));
+                        }
+                        a.flush();
+                        assertThat(a.counters().txByReference()).isEqualTo(sizes.length - 1);
+                        assertThat(new Collector().receive(b, sizes.length).size()).isEqualTo(sizes.length);
+                    }
+                    return null;
+                });
+                waitForFrames(wire, plan);
+            } finally {
+                tcpdump.destroy();
+                tcpdump.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        Tools.Result onWire = Tools.roceCheck(wire);
+        assertThat(onWire.lastLine()).as(onWire.out()).isEqualTo(plan.size() + " passed, 0 failed");
+        assertThat(onWire.exit()).isZero();
+    }
+
     /** Waits until tcpdump wrote every datagram of the plan (pcap: 24-byte header, 16 + frame per packet). */
     private static void waitForFrames(Path file, List<Send> plan) throws Exception {
         long expected = 24;

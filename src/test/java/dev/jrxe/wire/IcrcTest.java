@@ -242,6 +242,39 @@ class IcrcTest {
         return product;
     }
 
+    /**
+     * A datagram sealed in parts (headers and trailer in one buffer, the payload elsewhere, as a
+     * link sends a payload by reference) carries the ICRC of the same datagram laid out whole, by
+     * the rule, for every pad, header length and payload length around the inline limit.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+        "12, 0", "12, 1", "12, 2", "12, 3", "12, 1024", "28, 4096", "28, 4093", "16, 1025", "24, 1022",
+        "12, 511", "12, 513", "40, 65000"})
+    void shouldSealInPartsWhatItSealsWhole(int headLength, int body) {
+        SplittableRandom random = new SplittableRandom(31L * headLength + body);
+        int pad = -body & 3;
+        int len = headLength + body + pad + 4;
+        byte[] whole = new byte[len];
+        random.nextBytes(whole);
+        for (int i = 0; i < pad + 4; i++) {
+            whole[headLength + body + i] = 0; // pad and ICRC zeroed, as PacketWriter leaves them
+        }
+        int expected = ruleIcrc(whole, len, 0x0A010203, 0x0A040506);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment head = arena.allocate(headLength + pad + 4);
+            MemorySegment.copy(MemorySegment.ofArray(whole), 0, head, 0, headLength);
+            MemorySegment payload = arena.allocate(body + 100);
+            MemorySegment.copy(MemorySegment.ofArray(whole), headLength, payload, 37, body);
+            icrc.sealParts(head, headLength, payload, 37, body, pad + 4, 0x0A010203, 0x0A040506, 0xC001, 4791, 0x1234);
+            assertThat(head.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN),
+                headLength + pad)).isEqualTo(expected);
+            MemorySegment assembled = MemorySegment.ofArray(whole.clone());
+            icrc.seal(assembled, 0, len, 0x0A010203, 0x0A040506, 0xC001, 4791, 0x1234);
+            assertThat(Icrc.stored(assembled, 0, len)).isEqualTo(expected);
+        }
+    }
+
     @Test
     void shouldRefuseLengthsThatCannotBeRoce() {
         MemorySegment seg = MemorySegment.ofArray(new byte[64]);
