@@ -47,10 +47,11 @@ public final class Configuration {
     }
 
     /**
-     * Whether a native link sends a RoCE packet's payload from the registered memory by
-     * {@code iovec} (the memory held until the send call returns) instead of copying it into the
-     * datagram's buffer first; only where nothing else reads the datagram (no capture, no send
-     * faults) and only for memory of jrxe's own allocator (docs/BENCHMARKS.md, "Payloads sent
+     * Whether a native link sends an RC packet's payload (1 KiB or more, in one SGE) from the
+     * registered memory by {@code iovec} instead of copying it into the datagram's buffer first,
+     * the memory held from the key check until the QP's requester has flushed; only where nothing
+     * else reads the datagram (no capture, no send faults) and only for pinned memory of jrxe's
+     * own allocator (docs/ARCHITECTURE.md, "The data path"; docs/BENCHMARKS.md, "Payloads sent
      * from where they lie").
      */
     public static final String LINK_SEND_BY_REFERENCE_PROP = "jrxe.link.sendByReference";

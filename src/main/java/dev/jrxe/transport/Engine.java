@@ -423,6 +423,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         // flush, without the receive system call a full duty cycle makes (the poller does that).
         if (running && lock.tryLock()) {
             try {
+                if (!running) {
+                    return; // closed meanwhile (the finally lets go of the engine)
+                }
                 long t = clock.getAsLong();
                 // (a post from a thread that holds the engine already, inside a cycle, only
                 // sends: a nested receive would reenter the link's poll)
@@ -471,6 +474,18 @@ public final class Engine implements PacketSink, AutoCloseable {
             }
         }
         finishCycle(qps, true);
+    }
+
+    /**
+     * Sends the datagrams whose payload memory is held ({@code PacketOut.heldUnsent}) now. A
+     * transport calls it before anything that may wait for a memory lock (a copy from ODP memory,
+     * a memory window bind, a UMR) and when its requester is done: a thread that deregisters a
+     * region or unmaps memory holds such a lock while it waits for the holds to end.
+     */
+    void flushHeldPayloads() {
+        if (out.heldUnsent > 0) {
+            flush();
+        }
     }
 
     private void flush() {
@@ -676,6 +691,9 @@ public final class Engine implements PacketSink, AutoCloseable {
         int did = -1;
         while (running && lock.tryLock()) {
             try {
+                if (!running) { // closed while this thread waited for the lock: the link may be gone
+                    break;
+                }
                 workPending = false;
                 did = Math.max(did, 0) + dutyCycle(fromApp);
             } finally {
@@ -1334,6 +1352,7 @@ public final class Engine implements PacketSink, AutoCloseable {
                 counters.incAtomic(TransportCounters.ENGINE_ERRORS); // closing goes on
             }
             running = false;
+            out.releasePending();
         } finally {
             unlockEngine();
         }

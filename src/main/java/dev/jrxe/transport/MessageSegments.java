@@ -52,11 +52,15 @@ final class MessageSegments {
 
     /**
      * Builds the next packet of {@code w} ({@code n} payload bytes from {@code w.offset}) with
-     * {@code opcode} and {@code psn}, ready for {@link PacketOut#commit}. Returns
+     * {@code opcode} and {@code psn}, ready for {@link PacketOut#commit}. {@code mayReference}:
+     * the payload may be sent from where it lies (only where the send completes after the packet
+     * left, as RC's on its ACK; a UC send completes at once, and the application may then reuse
+     * the buffer before the flush). Returns
      * {@link MemStatus#OK}, or the status of a local buffer that could not be read (the claimed
      * buffer is then simply not committed).
      */
-    static int build(Engine engine, Qp qp, SendWqe w, int opcode, int psn, boolean ackReq, int n) {
+    static int build(Engine engine, Qp qp, SendWqe w, int opcode, int psn, boolean ackReq, int n,
+                     boolean mayReference) {
         boolean first = w.offset == 0;
         boolean last = w.offset + n >= w.length;
         boolean solicited = last && (w.sendFlags & SendFlags.SOLICITED) != 0;
@@ -78,9 +82,10 @@ final class MessageSegments {
             MemorySegment.copy(w.inline, w.offset, buf, out.payloadOffset(), n);
             return MemStatus.OK;
         }
-        if (n >= BY_REFERENCE_MIN && holdFromOneSge(engine, qp, w, n)) {
+        if (mayReference && n >= BY_REFERENCE_MIN && holdFromOneSge(engine, qp, w, n)) {
             return MemStatus.OK;
         }
+        engine.flushHeldPayloads(); // (a copy from ODP memory may wait for a memory lock)
         return Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
             w.offset, buf, out.payloadOffset(), n);
     }

@@ -51,10 +51,7 @@ final class PacketOut {
 
     /** Starts a packet of {@code opcode} carrying {@code payloadLength} bytes; returns its buffer. */
     MemorySegment begin(Qp qp, int opcode, int psn, boolean ackReq, boolean solicited, int payloadLength) {
-        if (pending != null) { // (a packet begun and never committed: nothing reads its payload)
-            pending.releasePayload();
-            pending = null;
-        }
+        releasePending(); // (a packet begun and never committed: nothing reads its payload)
         this.qp = qp;
         this.payloadLength = payloadLength;
         MemorySegment buf = engine.link.claim();
@@ -140,6 +137,14 @@ final class PacketOut {
         return true;
     }
 
+    /** Lets go of a payload held for a packet that will not be committed (the engine closes). */
+    void releasePending() {
+        if (pending != null) {
+            pending.releasePayload();
+            pending = null;
+        }
+    }
+
     /** Pads, queues the datagram on the link (to the QP's connected peer) and counts it. */
     void commit() {
         commitTo(qp.destAddr, qp.destPort);
@@ -159,13 +164,16 @@ final class PacketOut {
             engine.link.commit(length, destAddr, destPort, srcPort);
         } else {
             pending = null;
+            boolean queued = false;
             try {
                 length = writer.finishByReference(payloadLength);
                 engine.link.commitByReference(length, (int) writer.payloadOffset(), h.hold.segment(),
                     h.hold.offset(), payloadLength, h, destAddr, destPort, srcPort);
-            } catch (RuntimeException e) {
-                h.releasePayload(); // not queued: nothing will read it
-                throw e;
+                queued = true;
+            } finally {
+                if (!queued) {
+                    h.releasePayload(); // not queued: nothing will read it
+                }
             }
             heldUnsent++;
         }

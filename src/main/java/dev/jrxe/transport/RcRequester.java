@@ -84,6 +84,9 @@ final class RcRequester {
                 break;
             }
         }
+        // payloads held for this QP's packets go now, before the engine serves anything that may
+        // wait for a memory lock (a responder writing into ODP memory, say)
+        engine.flushHeldPayloads();
         return sent;
     }
 
@@ -128,7 +131,9 @@ final class RcRequester {
         w.status = WcStatus.SUCCESS;
         w.state = SendWqe.PROCESSING;
         if (LocalOps.isLocal(w.opcode)) {
-            // executed once, here, in send-queue order; it uses no PSN
+            // executed once, here, in send-queue order; it uses no PSN (and may take a region's
+            // monitor, which a deregistration waiting for held payloads holds)
+            engine.flushHeldPayloads();
             int status = LocalOps.execute(engine.keys, qp, w);
             failLocally(qp, w, status);
             return true;
@@ -253,7 +258,7 @@ final class RcRequester {
         int opcode = opcodeFor(w.opcode, w.offset == 0, last);
         boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
         PacketOut out = engine.out;
-        if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n) != MemStatus.OK) {
+        if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n, true) != MemStatus.OK) {
             failMidMessage(qp, w);
             return -1;
         }

@@ -52,7 +52,7 @@ final class UcRequester {
             int n = MessageSegments.nextLength(w, qp.pathMtu);
             boolean last = w.offset + n >= w.length;
             int opcode = RcRequester.opcodeFor(w.opcode, w.offset == 0, last) + MessageSegments.UC_OFFSET;
-            if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), false, n) != MemStatus.OK) {
+            if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), false, n, false) != MemStatus.OK) {
                 fail(qp, w, WcStatus.LOC_PROT_ERR); // local memory went bad mid-message
                 break;
             }

@@ -72,6 +72,10 @@ public final class Icrc {
     private static final int PROBES = 16;
     private final MemorySegment[] viewKeys = new MemorySegment[VIEWS];
     private final ByteBuffer[] views = new ByteBuffer[VIEWS];
+    /** Views of application memory sealed in parts ({@link #sealParts}), by identity; never evicted. */
+    private static final int BODY_VIEWS = 256;
+    private final MemorySegment[] bodyKeys = new MemorySegment[BODY_VIEWS];
+    private final ByteBuffer[] bodyViews = new ByteBuffer[BODY_VIEWS];
 
     public Icrc() {
         for (int i = 0; i < IP; i++) {
@@ -149,7 +153,7 @@ public final class Icrc {
         crc.reset();
         crc.update(p, 0, PSEUDO_LENGTH + ext);
         if (bodyLength > 0) {
-            update(body, bodyOffset, bodyLength);
+            updateBody(body, bodyOffset, bodyLength);
         }
         for (int i = 0; i < pad; i++) {
             crc.update(head.get(ValueLayout.JAVA_BYTE, headLength + i));
@@ -227,6 +231,40 @@ public final class Icrc {
         ByteBuffer view = view(buf);
         view.limit((int) from + length).position((int) from); // (limit first: position never above it)
         crc.update(view);
+    }
+
+    /**
+     * CRC over application memory (a payload sent by reference): through a view cached in a table
+     * of its own, which never evicts (an application with more regions than it holds must not
+     * make a view per packet, nor keep views of the link's buffers out); when the segment finds
+     * no room, through {@link #pseudo}'s scratch bytes in chunks, allocating nothing.
+     */
+    private void updateBody(MemorySegment body, long from, int length) {
+        if (body.byteSize() <= Integer.MAX_VALUE) {
+            int home = System.identityHashCode(body) & (BODY_VIEWS - 1);
+            for (int i = 0; i < PROBES; i++) {
+                int slot = (home + i) & (BODY_VIEWS - 1);
+                MemorySegment key = bodyKeys[slot];
+                if (key == null) {
+                    bodyViews[slot] = body.asByteBuffer();
+                    bodyKeys[slot] = body;
+                    key = body;
+                }
+                if (key == body) {
+                    ByteBuffer view = bodyViews[slot];
+                    view.limit((int) from + length).position((int) from);
+                    crc.update(view);
+                    return;
+                }
+            }
+        }
+        byte[] scratch = pseudo;
+        for (int done = 0; done < length; ) {
+            int n = Math.min(INLINE_BODY, length - done);
+            MemorySegment.copy(body, ValueLayout.JAVA_BYTE, from + done, scratch, PSEUDO_LENGTH, n);
+            crc.update(scratch, PSEUDO_LENGTH, n);
+            done += n;
+        }
     }
 
     private ByteBuffer view(MemorySegment buf) {

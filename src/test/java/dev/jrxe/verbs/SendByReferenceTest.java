@@ -27,6 +27,7 @@ class SendByReferenceTest {
     private static final class Regions implements AutoCloseable {
         final MemorySegment src = NativeMemory.map(SIZE);
         final MemorySegment dst = NativeMemory.map(SIZE);
+        volatile boolean srcUnmapped;
         final RcFixture f = new RcFixture(4096);
         final MemoryRegion s = f.pda.registerMemory(src, Access.LOCAL_WRITE);
         final MemoryRegion d = f.pdb.registerMemory(dst, RcFixture.ALL_ACCESS);
@@ -46,7 +47,9 @@ class SendByReferenceTest {
                 d.close();
                 f.close();
             } finally {
-                NativeMemory.unmap(src);
+                if (!srcUnmapped) {
+                    NativeMemory.unmap(src);
+                }
                 NativeMemory.unmap(dst);
             }
         }
@@ -107,8 +110,14 @@ class SendByReferenceTest {
         }
     }
 
+    /**
+     * The source region is deregistered and its memory unmapped while 64 KiB WRITEs from it stream:
+     * both finish (no hold outlives its flush), every WRITE completes (with success or an error),
+     * and no datagram is refused by the kernel for memory gone under it (EFAULT would count a
+     * failed send; a seal reading it would crash the JVM).
+     */
     @Test
-    void shouldDeregisterARegionWhileWritesFromItStream() throws Exception {
+    void shouldLetARegionAndItsMemoryGoWhileWritesFromItStream() throws Exception {
         try (Regions r = new Regions(new QpCap(256, 16, 1, 1, 0), Mtu.MTU_4096)) {
             RcFixture f = r.f;
             SendWr w = new SendWr(1).sge(r.src.address(), 65536, r.s.lkey()).rdma(r.dst.address(), r.d.rkey());
@@ -118,13 +127,17 @@ class SendByReferenceTest {
             int inFlight = 0;
             int errors = 0;
             long sentBefore = r.sentByReference();
-            CompletableFuture<Void> closing = null;
+            CompletableFuture<Void> going = null;
             long deadline = System.nanoTime() + 20_000_000_000L;
-            for (int posted = 0; (closing == null || !closing.isDone() || inFlight > 0) && System.nanoTime() < deadline; ) {
-                if (closing == null && posted == 200) {
-                    closing = CompletableFuture.runAsync(r.s::close); // mid-stream
+            for (int posted = 0; (going == null || !going.isDone() || inFlight > 0) && System.nanoTime() < deadline; ) {
+                if (going == null && posted == 200) {
+                    going = CompletableFuture.runAsync(() -> { // mid-stream
+                        r.s.close();
+                        NativeMemory.unmap(r.src);
+                        r.srcUnmapped = true;
+                    });
                 }
-                if (inFlight < 64 && (closing == null || !closing.isDone()) && errors == 0) {
+                if (inFlight < 64 && (going == null || !going.isDone()) && errors == 0) {
                     try {
                         f.qa.postSend(w);
                         posted++;
@@ -141,10 +154,42 @@ class SendByReferenceTest {
                     }
                 }
             }
-            assertThat(closing).isNotNull();
-            closing.get(10, TimeUnit.SECONDS); // it finished: no payload stayed held
+            assertThat(going).isNotNull();
+            going.get(10, TimeUnit.SECONDS);
             assertThat(inFlight).as("every WRITE completed, with success or an error").isZero();
             assertThat(r.sentByReference() - sentBefore).as("the stream went by reference").isGreaterThan(0);
+            assertThat(Internals.link(f.a).counters().drops(dev.jrxe.net.DropReason.SEND_FAILED)).isZero();
+        }
+    }
+
+    /**
+     * UC completes a send as its last packet is queued, before the flush: its payloads are copied,
+     * so a buffer reused right after the completion cannot change what goes out.
+     */
+    @Test
+    void shouldCopyUcPayloads() {
+        try (Regions r = new Regions(new QpCap(64, 64, 2, 1, 0), Mtu.MTU_1024)) {
+            RcFixture f = r.f;
+            QueuePair ua = f.pda.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UC, f.cqa, f.cqa, new QpCap(16, 16, 1, 1, 0)));
+            QueuePair ub = f.pdb.createQp(new QpInitAttr(dev.jrxe.ib.QpType.UC, f.cqb, f.cqb, new QpCap(16, 16, 1, 1, 0)));
+            try {
+                new RcConnect().pathMtu(Mtu.MTU_1024).pair(ua, 1, ub, 2);
+                long before = r.sentByReference();
+                RcFixture.fill(r.src, 0, 4096, 5);
+                ub.postRecv(new RecvWr(1).sge(r.dst.address(), 4096, r.d.lkey()));
+                SendWr send = new SendWr(1).sge(r.src.address(), 4096, r.s.lkey());
+                send.opcode = WrOpcode.SEND;
+                send.sendFlags = SendFlags.SIGNALED;
+                ua.postSend(send);
+                f.pollOk(f.cqa);
+                RcFixture.fill(r.src, 0, 4096, 6); // reused at once
+                assertThat(f.pollOk(f.cqb).byteLen).isEqualTo(4096);
+                RcFixture.assertFilled(r.dst, 0, 4096, 5);
+                assertThat(r.sentByReference() - before).isZero();
+            } finally {
+                ua.close();
+                ub.close();
+            }
         }
     }
 }

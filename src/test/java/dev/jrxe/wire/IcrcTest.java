@@ -275,6 +275,29 @@ class IcrcTest {
         }
     }
 
+    /**
+     * More payload segments than the sealer keeps views of: the ones past its table are read in
+     * chunks through its scratch bytes, with the same ICRC.
+     */
+    @Test
+    void shouldSealInPartsPastItsTableOfViews() {
+        SplittableRandom random = new SplittableRandom(5);
+        byte[] whole = new byte[12 + 4096 + 4];
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment head = arena.allocate(16);
+            for (int i = 0; i < 600; i++) {
+                random.nextBytes(whole);
+                java.util.Arrays.fill(whole, 12 + 4096, whole.length, (byte) 0);
+                MemorySegment payload = arena.allocate(4096 + 8); // a new segment every time
+                MemorySegment.copy(MemorySegment.ofArray(whole), 0, head, 0, 12);
+                MemorySegment.copy(MemorySegment.ofArray(whole), 12, payload, 8, 4096);
+                icrc.sealParts(head, 12, payload, 8, 4096, 4, 0x0A010203, 0x0A040506, 0xC001, 4791, 0x1234);
+                assertThat(head.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 12))
+                    .as("segment %d", i).isEqualTo(ruleIcrc(whole, whole.length, 0x0A010203, 0x0A040506));
+            }
+        }
+    }
+
     @Test
     void shouldRefuseLengthsThatCannotBeRoce() {
         MemorySegment seg = MemorySegment.ofArray(new byte[64]);
