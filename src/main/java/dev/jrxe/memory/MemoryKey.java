@@ -48,6 +48,16 @@ public interface MemoryKey {
         return false;
     }
 
+    /**
+     * Whether an access through this key may wait for a lock that a deregistration or an unmap
+     * holds while it waits for accesses in flight (an ODP fault takes the allocator's lock; an
+     * indirect key or a window reaches other regions): true unless known otherwise. An engine
+     * that holds payloads for a send ({@link #holdForSend}) sends them before such an access.
+     */
+    default boolean accessMayWait() {
+        return true;
+    }
+
     /** Checks, then copies {@code len} bytes at {@code va} out of this key into {@code dst}. */
     int read(int pdHandle, int requiredAccess, long va, MemorySegment dst, long dstOffset, long len);
 

@@ -148,6 +148,12 @@ public final class Region implements MemoryKey, AutoCloseable {
         return st != MemStatus.OK ? st : b.translation().read(va, dst, dstOffset, len);
     }
 
+    /** Pinned memory is copied without a lock (an ODP region may fault a chunk in under the allocator's). */
+    @Override
+    public boolean accessMayWait() {
+        return binding.translation().kind() != RegionKind.PINNED;
+    }
+
     @Override
     public boolean holdForSend(int pdHandle, long va, long len, SendHold hold) {
         Binding b = binding;

@@ -484,7 +484,13 @@ public final class Engine implements PacketSink, AutoCloseable {
      */
     void flushHeldPayloads() {
         if (out.heldUnsent > 0) {
-            flush();
+            try {
+                flush();
+            } catch (RuntimeException e) {
+                // a sealer's or handler's failure the link kept for its next flush: not this
+                // QP's doing, so counted here rather than failing the QP whose requester flushed
+                counters.incAtomic(TransportCounters.ENGINE_ERRORS);
+            }
         }
     }
 

@@ -45,6 +45,17 @@ final class MessageSegments {
         return false;
     }
 
+    /** Whether copying from any of {@code w}'s SGEs may wait for a memory lock ({@code MemoryKey.accessMayWait}). */
+    private static boolean copyMayWait(Engine engine, SendWqe w) {
+        for (int i = 0; i < w.numSge; i++) {
+            dev.jrxe.memory.MemoryKey k = engine.keys.lookup(w.sgeLkey[i]);
+            if (k == null || k.accessMayWait()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Payload bytes of the next packet of {@code w} at path MTU {@code mtu}. */
     static int nextLength(SendWqe w, int mtu) {
         return (int) Math.min(mtu, w.length - w.offset);
@@ -85,7 +96,9 @@ final class MessageSegments {
         if (mayReference && n >= BY_REFERENCE_MIN && holdFromOneSge(engine, qp, w, n)) {
             return MemStatus.OK;
         }
-        engine.flushHeldPayloads(); // (a copy from ODP memory may wait for a memory lock)
+        if (engine.out.heldUnsent > 0 && copyMayWait(engine, w)) {
+            engine.flushHeldPayloads(); // (a copy from ODP memory may wait for a memory lock)
+        }
         return Sgl.gather(engine.keys, qp.pdHandle, w.sgeAddr, w.sgeLength, w.sgeLkey, w.numSge,
             w.offset, buf, out.payloadOffset(), n);
     }

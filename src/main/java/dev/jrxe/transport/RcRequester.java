@@ -47,6 +47,17 @@ final class RcRequester {
         if ((state != QpState.RTS && !draining) || qp.rnrWaiting || qp.requesterHalted) {
             return 0;
         }
+        try {
+            return sendWhatMay(qp, state, draining);
+        } finally {
+            // payloads held for this QP's packets go now (also when sending threw), before the
+            // engine serves anything that may wait for a memory lock (a responder writing into
+            // ODP memory, say)
+            engine.flushHeldPayloads();
+        }
+    }
+
+    private int sendWhatMay(Qp qp, int state, boolean draining) {
         SendQueue sq = qp.sq;
         int sent = 0;
         while (sent < BUDGET) {
@@ -84,9 +95,6 @@ final class RcRequester {
                 break;
             }
         }
-        // payloads held for this QP's packets go now, before the engine serves anything that may
-        // wait for a memory lock (a responder writing into ODP memory, say)
-        engine.flushHeldPayloads();
         return sent;
     }
 

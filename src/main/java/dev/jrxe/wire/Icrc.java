@@ -72,7 +72,7 @@ public final class Icrc {
     private static final int PROBES = 16;
     private final MemorySegment[] viewKeys = new MemorySegment[VIEWS];
     private final ByteBuffer[] views = new ByteBuffer[VIEWS];
-    /** Views of application memory sealed in parts ({@link #sealParts}), by identity; never evicted. */
+    /** Views of application memory sealed in parts ({@link #sealParts}), by identity. */
     private static final int BODY_VIEWS = 256;
     private final MemorySegment[] bodyKeys = new MemorySegment[BODY_VIEWS];
     private final ByteBuffer[] bodyViews = new ByteBuffer[BODY_VIEWS];
@@ -234,29 +234,31 @@ public final class Icrc {
     }
 
     /**
-     * CRC over application memory (a payload sent by reference): through a view cached in a table
-     * of its own, which never evicts (an application with more regions than it holds must not
-     * make a view per packet, nor keep views of the link's buffers out); when the segment finds
-     * no room, through {@link #pseudo}'s scratch bytes in chunks, allocating nothing.
+     * CRC over application memory (a payload sent by reference): through a view cached by
+     * identity in a table of its own, so that the link's buffers keep theirs (a miss evicts the
+     * segment's home entry: views are made again only while regions come and go); a segment over
+     * 2 GiB through {@link #pseudo}'s scratch bytes in chunks, allocating nothing.
      */
     private void updateBody(MemorySegment body, long from, int length) {
         if (body.byteSize() <= Integer.MAX_VALUE) {
             int home = System.identityHashCode(body) & (BODY_VIEWS - 1);
+            int slot = home;
             for (int i = 0; i < PROBES; i++) {
-                int slot = (home + i) & (BODY_VIEWS - 1);
-                MemorySegment key = bodyKeys[slot];
-                if (key == null) {
-                    bodyViews[slot] = body.asByteBuffer();
-                    bodyKeys[slot] = body;
-                    key = body;
-                }
-                if (key == body) {
-                    ByteBuffer view = bodyViews[slot];
-                    view.limit((int) from + length).position((int) from);
-                    crc.update(view);
-                    return;
+                int s = (home + i) & (BODY_VIEWS - 1);
+                MemorySegment key = bodyKeys[s];
+                if (key == body || key == null) {
+                    slot = s;
+                    break;
                 }
             }
+            if (bodyKeys[slot] != body) {
+                bodyViews[slot] = body.asByteBuffer();
+                bodyKeys[slot] = body;
+            }
+            ByteBuffer view = bodyViews[slot];
+            view.limit((int) from + length).position((int) from);
+            crc.update(view);
+            return;
         }
         byte[] scratch = pseudo;
         for (int done = 0; done < length; ) {
