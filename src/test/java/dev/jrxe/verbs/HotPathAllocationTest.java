@@ -262,8 +262,13 @@ class HotPathAllocationTest {
             round.run();
         }
         long[] windows = new long[10];
+        long[] byThread = new long[3];
+        long[] threadsBefore = new long[3]; // (made here: an array made in the window would count)
         for (int w = 0; w < windows.length; w++) {
             long before = allocated(mx, progress);
+            threadsBefore[0] = mx.getCurrentThreadAllocatedBytes();
+            threadsBefore[1] = mx.getThreadAllocatedBytes(progress[0]);
+            threadsBefore[2] = mx.getThreadAllocatedBytes(progress[1]);
             for (int i = 0; i < 2_000; i++) {
                 round.run();
             }
@@ -271,9 +276,13 @@ class HotPathAllocationTest {
             if (windows[w] == 0) {
                 return;
             }
+            byThread[0] += mx.getCurrentThreadAllocatedBytes() - threadsBefore[0];
+            byThread[1] += mx.getThreadAllocatedBytes(progress[0]) - threadsBefore[1];
+            byThread[2] += mx.getThreadAllocatedBytes(progress[1]) - threadsBefore[2];
         }
         throw new AssertionError("bytes allocated by the polling thread and both progress threads in each window of"
-            + " 2,000 rounds: " + java.util.Arrays.toString(windows));
+            + " 2,000 rounds: " + java.util.Arrays.toString(windows) + "; in all, by the polling thread and each"
+            + " progress thread: " + java.util.Arrays.toString(byThread));
     }
 
     private static long allocated(ThreadMXBean mx, long[] progress) {
