@@ -66,7 +66,7 @@ final class MessageSegments {
      * {@code opcode} and {@code psn}, ready for {@link PacketOut#commit}. {@code mayReference}:
      * the payload may be sent from where it lies (only where the send completes after the packet
      * left, as RC's on its ACK; a UC send completes at once, and the application may then reuse
-     * the buffer before the flush). Returns
+     * the buffer before the flush; and only a first transmission, see {@code RcRequester}). Returns
      * {@link MemStatus#OK}, or the status of a local buffer that could not be read (the claimed
      * buffer is then simply not committed).
      */

@@ -266,7 +266,13 @@ final class RcRequester {
         int opcode = opcodeFor(w.opcode, w.offset == 0, last);
         boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
         PacketOut out = engine.out;
-        if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n, true) != MemStatus.OK) {
+        // Only a first transmission may go by reference. The ICRC is sealed over the memory before
+        // the kernel copies it; memory written meanwhile (by a peer the region lets write, against
+        // the rule that a posted buffer stays still) fails the receiver's ICRC check, and a
+        // retransmission copied then sealed always arrives whole, so that no writer can exhaust
+        // the retries.
+        boolean firstTime = qp.psn >= qp.psnHigh;
+        if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n, firstTime) != MemStatus.OK) {
             failMidMessage(qp, w);
             return -1;
         }

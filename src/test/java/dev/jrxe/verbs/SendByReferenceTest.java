@@ -33,7 +33,11 @@ class SendByReferenceTest {
         final MemoryRegion d = f.pdb.registerMemory(dst, RcFixture.ALL_ACCESS);
 
         Regions(QpCap cap, int mtu) {
-            f.connect(cap, new RcConnect().pathMtu(mtu));
+            this(cap, mtu, new RcConnect().pathMtu(mtu));
+        }
+
+        Regions(QpCap cap, int mtu, RcConnect connect) {
+            f.connect(cap, connect);
         }
 
         long sentByReference() {
@@ -160,6 +164,85 @@ class SendByReferenceTest {
             assertThat(r.sentByReference() - sentBefore).as("the stream went by reference").isGreaterThan(0);
             assertThat(Internals.link(f.a).counters().drops(dev.jrxe.net.DropReason.SEND_FAILED)).isZero();
         }
+    }
+
+    /**
+     * A responder's memory may change at any time (its application or another peer writes it while
+     * a READ is answered), so a READ response's payload is copied, then sealed: the bytes on the
+     * wire and their ICRC always agree. Sealed over the memory and sent from it later, a response
+     * whose bytes changed in between would fail the reader's ICRC check, and a spot written all the
+     * time would fail every retry.
+     */
+    @Test
+    void shouldAnswerReadsOfMemoryBeingWrittenWithValidIcrcs() throws Exception {
+        try (Regions r = new Regions(new QpCap(64, 16, 1, 1, 0), Mtu.MTU_4096)) {
+            RcFixture f = r.f;
+            long before = Internals.link(f.b).counters().txByReference();
+            try (Rewriter ignored = new Rewriter(r.dst.asSlice(0, 65536))) { // the responder's application, never still
+                SendWr read = new SendWr(1).sge(r.src.address(), 65536, r.s.lkey()).rdma(r.dst.address(), r.d.rkey());
+                read.opcode = WrOpcode.RDMA_READ;
+                read.sendFlags = SendFlags.SIGNALED;
+                for (int i = 0; i < 200; i++) {
+                    f.qa.postSend(read);
+                    f.pollOk(f.cqa);
+                }
+            }
+            assertThat(Internals.link(f.a).counters().drops(dev.jrxe.net.DropReason.BAD_ICRC)).isZero();
+            assertThat(Internals.link(f.b).counters().txByReference() - before).isZero();
+        }
+    }
+
+    /**
+     * A WRITE's source written while the WRITE is on the wire (against the verbs' rule, or by a
+     * peer the region lets write): a packet sent by reference may then fail the receiver's ICRC
+     * check, as its ICRC was sealed before the kernel copied the bytes, but its retransmission is
+     * copied and sealed, so it arrives (two retries allowed, for a spurious timeout on busy cores).
+     * Were retransmissions sent by reference too, the writer below would exhaust the retries
+     * (RETRY_EXC_ERR within the first few WRITEs).
+     */
+    @Test
+    void shouldRetransmitAPayloadWrittenUnderItsSendFromACopy() throws Exception {
+        RcConnect connect = new RcConnect().pathMtu(Mtu.MTU_4096).timeout(12).retries(2, 7); // 16.8 ms
+        try (Regions r = new Regions(new QpCap(64, 16, 1, 1, 0), Mtu.MTU_4096, connect)) {
+            RcFixture f = r.f;
+            long before = r.sentByReference();
+            try (Rewriter ignored = new Rewriter(r.src.asSlice(0, 65536))) {
+                SendWr w = new SendWr(1).sge(r.src.address(), 65536, r.s.lkey()).rdma(r.dst.address(), r.d.rkey());
+                w.opcode = WrOpcode.RDMA_WRITE;
+                w.sendFlags = SendFlags.SIGNALED;
+                // until the writer has torn a few first transmissions (it needs its thread to run)
+                for (int i = 0; i < 50 || (torn(f) < 3 && i < 2000); i++) {
+                    f.qa.postSend(w);
+                    f.pollOk(f.cqa);
+                }
+            }
+            assertThat(r.sentByReference() - before).as("first transmissions by reference").isGreaterThan(0);
+            assertThat(torn(f)).as("what the writer tore (else this test shows nothing)").isGreaterThan(0);
+        }
+    }
+
+    /** A thread that rewrites {@code memory} with a new byte value, over and over, until closed. */
+    private static final class Rewriter implements AutoCloseable {
+        private volatile boolean stop;
+        private final Thread thread;
+
+        Rewriter(MemorySegment memory) {
+            thread = Thread.ofPlatform().start(() -> {
+                for (long v = 0; !stop; v++) {
+                    memory.fill((byte) v);
+                }
+            });
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            thread.join();
+        }
+    }
+
+    private static long torn(RcFixture f) {
+        return Internals.link(f.b).counters().drops(dev.jrxe.net.DropReason.BAD_ICRC);
     }
 
     /**
