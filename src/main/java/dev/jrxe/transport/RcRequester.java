@@ -267,10 +267,10 @@ final class RcRequester {
         boolean ackReq = last || ++qp.noAckPackets > MAX_PKT_PER_ACK;
         PacketOut out = engine.out;
         // Only a first transmission may go by reference. The ICRC is sealed over the memory before
-        // the kernel copies it; memory written meanwhile (by a peer the region lets write, against
-        // the rule that a posted buffer stays still) fails the receiver's ICRC check, and a
-        // retransmission copied then sealed always arrives whole, so that no writer can exhaust
-        // the retries.
+        // the kernel copies it; memory written meanwhile (by the application, against the rule
+        // that a posted buffer stays still, or by a peer the region lets write) fails the
+        // receiver's ICRC check, and a retransmission copied then sealed always arrives whole, so
+        // that no writer can exhaust the retries.
         boolean firstTime = qp.psn >= qp.psnHigh;
         if (MessageSegments.build(engine, qp, w, opcode, Psn.of(qp.psn), ackReq, n, firstTime) != MemStatus.OK) {
             failMidMessage(qp, w);
