@@ -33,10 +33,10 @@ class SendByReferenceTest {
         final MemoryRegion d = f.pdb.registerMemory(dst, RcFixture.ALL_ACCESS);
 
         Regions(QpCap cap, int mtu) {
-            this(cap, mtu, new RcConnect().pathMtu(mtu));
+            this(cap, new RcConnect().pathMtu(mtu));
         }
 
-        Regions(QpCap cap, int mtu, RcConnect connect) {
+        Regions(QpCap cap, RcConnect connect) {
             f.connect(cap, connect);
         }
 
@@ -187,7 +187,7 @@ class SendByReferenceTest {
                     f.pollOk(f.cqa);
                 }
             }
-            assertThat(Internals.link(f.a).counters().drops(dev.jrxe.net.DropReason.BAD_ICRC)).isZero();
+            assertThat(badIcrcs(f.a)).isZero();
             assertThat(Internals.link(f.b).counters().txByReference() - before).isZero();
         }
     }
@@ -203,7 +203,7 @@ class SendByReferenceTest {
     @Test
     void shouldRetransmitAPayloadWrittenUnderItsSendFromACopy() throws Exception {
         RcConnect connect = new RcConnect().pathMtu(Mtu.MTU_4096).timeout(12).retries(2, 7); // 16.8 ms
-        try (Regions r = new Regions(new QpCap(64, 16, 1, 1, 0), Mtu.MTU_4096, connect)) {
+        try (Regions r = new Regions(new QpCap(64, 16, 1, 1, 0), connect)) {
             RcFixture f = r.f;
             long before = r.sentByReference();
             try (Rewriter ignored = new Rewriter(r.src.asSlice(0, 65536))) {
@@ -211,13 +211,13 @@ class SendByReferenceTest {
                 w.opcode = WrOpcode.RDMA_WRITE;
                 w.sendFlags = SendFlags.SIGNALED;
                 // until the writer has torn a few first transmissions (it needs its thread to run)
-                for (int i = 0; i < 50 || (torn(f) < 3 && i < 2000); i++) {
+                for (int i = 0; i < 50 || (badIcrcs(f.b) < 3 && i < 2000); i++) {
                     f.qa.postSend(w);
                     f.pollOk(f.cqa);
                 }
             }
             assertThat(r.sentByReference() - before).as("first transmissions by reference").isGreaterThan(0);
-            assertThat(torn(f)).as("what the writer tore (else this test shows nothing)").isGreaterThan(0);
+            assertThat(badIcrcs(f.b)).as("what the writer tore (else this test shows nothing)").isGreaterThan(0);
         }
     }
 
@@ -241,8 +241,9 @@ class SendByReferenceTest {
         }
     }
 
-    private static long torn(RcFixture f) {
-        return Internals.link(f.b).counters().drops(dev.jrxe.net.DropReason.BAD_ICRC);
+    /** Datagrams {@code device} dropped for an ICRC that did not match their bytes. */
+    private static long badIcrcs(Device device) {
+        return Internals.link(device).counters().drops(dev.jrxe.net.DropReason.BAD_ICRC);
     }
 
     /**
