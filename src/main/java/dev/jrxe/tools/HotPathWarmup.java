@@ -53,6 +53,15 @@ final class HotPathWarmup {
      * from deep sleep, ran interpreted into the measured run); the next episode compiles it again.
      */
     private static final int CONFIRMATIONS = 2;
+    /**
+     * Round trips of a confirming episode: enough for the JIT to compile again, at its top tier,
+     * a method a trap threw back to the interpreter meanwhile (some 5,000 calls), so that the
+     * episode sees that compilation and the warm-up goes on. With 300, a trap late in the warm-up
+     * (RcCompleter.completeAcked meeting a head WQE not yet started, compiled as never seen) left
+     * its recompilation, 12-29 ms of C2, to the measured run: the 4 slowest of 40 cold
+     * rc-pingpong pairs (docs/BENCHMARKS.md).
+     */
+    static final int CONFIRMING_EPISODE = 6_000;
     /** Longer than an engine's idle time before its deep sleep (200 ms, transport.Engine). */
     private static final long DEEP_SLEEP_PAUSE_NANOS = 260_000_000L;
     /** Between longer episodes: the compiler threads get the CPU the two sides busy-polled. */
@@ -600,7 +609,8 @@ final class HotPathWarmup {
      * compiler threads have the CPU, until the JIT has been quiet for {@link JitQuiet#QUIET_NANOS}
      * or only {@link #BUSY_RESERVE_NANOS} of the budget is left; then short episodes of the tool's
      * busy-polling loop until the JIT is quiet again; then {@link #CONFIRMATIONS} episodes, each
-     * after a deep-sleep pause, must compile nothing, as the measured run should. The budget and the round trips
+     * after a deep-sleep pause and {@link #CONFIRMING_EPISODE} round trips long (time for the JIT to
+     * compile again what a trap in them threw away), must compile nothing, as the measured run should. The budget and the round trips
      * bound all of it. A warm-up with completion events waits for them in every episode: its
      * phases differ only in their lengths and pauses.
      */
@@ -717,9 +727,10 @@ final class HotPathWarmup {
                 // once more: an episode that compiled nothing may still have thrown code away (a
                 // branch of the wake from deep sleep compiled as never taken), and what runs
                 // interpreted since is compiled again in the next one
-                next = SHORT_EPISODE;
+                next = CONFIRMING_EPISODE;
+                // (counted from the episode's end: a compilation it queued may finish in the pause)
+                compiledBefore = compiled;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
-                compiledBefore = jit.total();
             } else if (episode <= DEEP_SLEEP_EPISODES) {
                 next = SHORT_EPISODE;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
@@ -731,9 +742,10 @@ final class HotPathWarmup {
                 pause(SHORT_PAUSE_NANOS);
             } else if (!yielding && jit.quiet()) {
                 confirming = true;
-                next = SHORT_EPISODE;
+                next = CONFIRMING_EPISODE;
+                // (counted from the episode's end: a compilation it queued may finish in the pause)
+                compiledBefore = compiled;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
-                compiledBefore = jit.total();
             } else {
                 next = yielding ? LONG_EPISODE : SHORT_EPISODE;
                 pause(SHORT_PAUSE_NANOS);

@@ -28,6 +28,8 @@ final class JitQuiet {
     private final boolean threads;
     /** Never quiet: a JIT that keeps compiling (for tests of what waits for the quiet). */
     private final boolean never;
+    /** The total to report instead of measuring one (tests of what the warm-up decides). */
+    private final java.util.function.LongSupplier given;
     private long neverTotal;
     private long lastTotal = -1;
     private long since = System.nanoTime();
@@ -38,8 +40,18 @@ final class JitQuiet {
     }
 
     private JitQuiet(boolean threads, boolean never) {
+        this(threads, never, null);
+    }
+
+    private JitQuiet(boolean threads, boolean never, java.util.function.LongSupplier given) {
         this.threads = threads;
         this.never = never;
+        this.given = given;
+    }
+
+    /** A JIT whose compilation total (ms) is {@code millis}'s: tests set when it compiles. */
+    static JitQuiet reporting(java.util.function.LongSupplier millis) {
+        return new JitQuiet(false, false, millis);
     }
 
     /** A JIT that compiles for ever: {@link #quiet} is always false. */
@@ -56,6 +68,9 @@ final class JitQuiet {
     long total() {
         if (never) {
             return neverTotal += 2 * QUIET_COMPILE_MILLIS;
+        }
+        if (given != null) {
+            return given.getAsLong();
         }
         if (threads) {
             return compilerThreadNanos() / 1_000_000;

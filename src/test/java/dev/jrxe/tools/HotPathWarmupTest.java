@@ -227,6 +227,66 @@ class HotPathWarmupTest {
         }
     }
 
+    /**
+     * The lengths of the episodes two sides play until the plan stops them, with a JIT whose
+     * compilation total is {@code total}'s; {@code onConfirming} runs before each confirming
+     * episode (of {@link HotPathWarmup#CONFIRMING_EPISODE} round trips) the initiator starts.
+     */
+    private static java.util.List<Integer> plannedEpisodes(java.util.concurrent.atomic.AtomicLong total,
+                                                           Runnable onConfirming) throws Exception {
+        HotPathWarmup.Episodes episodes = new HotPathWarmup.Episodes(1_000_000, System.nanoTime() + 20_000_000_000L,
+            JitQuiet.reporting(total::get));
+        java.util.List<Integer> lengths = new java.util.ArrayList<>();
+        Thread responder = new Thread(() -> {
+            while (episodes.length() > 0 && episodes.next(true)) {
+                // (plays no round trips: only the plan is under test)
+            }
+        });
+        responder.start();
+        int length;
+        while ((length = episodes.length()) > 0) {
+            lengths.add(length);
+            if (length == HotPathWarmup.CONFIRMING_EPISODE) {
+                onConfirming.run();
+            }
+            if (!episodes.next(true)) {
+                break;
+            }
+        }
+        responder.join(30_000);
+        assertThat(responder.isAlive()).isFalse();
+        return lengths;
+    }
+
+    @Test
+    void shouldConfirmItsEndWithEpisodesLongEnoughForTheJitToCompileAgain() throws Exception {
+        java.util.List<Integer> lengths = plannedEpisodes(new java.util.concurrent.atomic.AtomicLong(), () -> { });
+        // a method a trap sent back to the interpreter is compiled again after some 5,000 calls:
+        // a confirming episode shorter than that ends before the compilation it must see
+        assertThat(HotPathWarmup.CONFIRMING_EPISODE).isGreaterThanOrEqualTo(5_000);
+        assertThat(lengths).hasSizeGreaterThan(2);
+        assertThat(lengths.subList(lengths.size() - 2, lengths.size()))
+            .containsOnly(HotPathWarmup.CONFIRMING_EPISODE);
+    }
+
+    @Test
+    void shouldGoOnWhenAConfirmingEpisodeCompiled() throws Exception {
+        java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger confirming = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<Integer> lengths = plannedEpisodes(total, () -> {
+            if (confirming.incrementAndGet() == 1) {
+                total.addAndGet(20); // the first confirming episode compiles (a trap's recompilation)
+            }
+        });
+        // it did not end after the two confirmations that followed the quiet: the compilation
+        // sent it back to busy episodes, and two more confirmations that compiled nothing ended it
+        assertThat(confirming.get()).isGreaterThanOrEqualTo(3);
+        assertThat(lengths.subList(lengths.size() - 2, lengths.size()))
+            .containsOnly(HotPathWarmup.CONFIRMING_EPISODE);
+        assertThat(lengths.indexOf(HotPathWarmup.CONFIRMING_EPISODE))
+            .isLessThan(lengths.lastIndexOf(HotPathWarmup.SHORT_EPISODE));
+    }
+
     @Test
     void shouldBeSkippedWithNoWarmup() {
         RcPingpongCommand c = new RcPingpongCommand();
