@@ -58,7 +58,7 @@ final class HotPathWarmup {
      * a method a trap threw back to the interpreter meanwhile (some 5,000 calls), so that the
      * episode sees that compilation and the warm-up goes on. With 300, a trap late in the warm-up
      * (RcCompleter.completeAcked meeting a head WQE not yet started, compiled as never seen) left
-     * its recompilation, 12-29 ms of C2, to the measured run: the 4 slowest of 40 cold
+     * its recompilation, 12-29 ms of C2, to the measured run: the 3 slowest of 40 cold
      * rc-pingpong pairs (docs/BENCHMARKS.md).
      */
     static final int CONFIRMING_EPISODE = 6_000;
