@@ -727,10 +727,7 @@ final class HotPathWarmup {
                 // once more: an episode that compiled nothing may still have thrown code away (a
                 // branch of the wake from deep sleep compiled as never taken), and what runs
                 // interpreted since is compiled again in the next one
-                next = CONFIRMING_EPISODE;
-                // (counted from the episode's end: a compilation it queued may finish in the pause)
-                compiledBefore = compiled;
-                pause(DEEP_SLEEP_PAUSE_NANOS);
+                next = confirmingEpisode(compiled);
             } else if (episode <= DEEP_SLEEP_EPISODES) {
                 next = SHORT_EPISODE;
                 pause(DEEP_SLEEP_PAUSE_NANOS);
@@ -742,10 +739,7 @@ final class HotPathWarmup {
                 pause(SHORT_PAUSE_NANOS);
             } else if (!yielding && jit.quiet()) {
                 confirming = true;
-                next = CONFIRMING_EPISODE;
-                // (counted from the episode's end: a compilation it queued may finish in the pause)
-                compiledBefore = compiled;
-                pause(DEEP_SLEEP_PAUSE_NANOS);
+                next = confirmingEpisode(compiled);
             } else {
                 next = yielding ? LONG_EPISODE : SHORT_EPISODE;
                 pause(SHORT_PAUSE_NANOS);
@@ -758,6 +752,16 @@ final class HotPathWarmup {
                     length = 0; // a warm-up that fails only ends the warm-up
                 }
             }
+        }
+
+        /**
+         * Pauses for a deep sleep before a confirming episode, whose compilations are counted from
+         * {@code compiled}, the end of the episode before (one it queued may finish in the pause).
+         */
+        private int confirmingEpisode(long compiled) {
+            compiledBefore = compiled;
+            pause(DEEP_SLEEP_PAUSE_NANOS);
+            return CONFIRMING_EPISODE;
         }
 
         private void pause(long nanos) {

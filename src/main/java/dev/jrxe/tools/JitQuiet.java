@@ -26,49 +26,39 @@ final class JitQuiet {
     private static final Path TASKS = Path.of("/proc/self/task");
     private final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     private final boolean threads;
-    /** Never quiet: a JIT that keeps compiling (for tests of what waits for the quiet). */
-    private final boolean never;
-    /** The total to report instead of measuring one (tests of what the warm-up decides). */
+    /** The total to report instead of measuring one (tests of what waits for the quiet). */
     private final java.util.function.LongSupplier given;
-    private long neverTotal;
     private long lastTotal = -1;
     private long since = System.nanoTime();
 
     /** By the compilation MXBean. */
     JitQuiet() {
-        this(false, false);
+        this(false, null);
     }
 
-    private JitQuiet(boolean threads, boolean never) {
-        this(threads, never, null);
-    }
-
-    private JitQuiet(boolean threads, boolean never, java.util.function.LongSupplier given) {
+    private JitQuiet(boolean threads, java.util.function.LongSupplier given) {
         this.threads = threads;
-        this.never = never;
         this.given = given;
     }
 
     /** A JIT whose compilation total (ms) is {@code millis}'s: tests set when it compiles. */
     static JitQuiet reporting(java.util.function.LongSupplier millis) {
-        return new JitQuiet(false, false, millis);
+        return new JitQuiet(false, millis);
     }
 
     /** A JIT that compiles for ever: {@link #quiet} is always false. */
     static JitQuiet never() {
-        return new JitQuiet(false, true);
+        long[] total = {0};
+        return reporting(() -> total[0] += 2 * QUIET_COMPILE_MILLIS);
     }
 
     /** By the compiler threads' CPU time where /proc tells it, else by the MXBean. */
     static JitQuiet byCompilerThreads() {
-        return new JitQuiet(compilerThreadNanos() >= 0, false);
+        return new JitQuiet(compilerThreadNanos() >= 0, null);
     }
 
     /** Compiling so far (ms): the compiler threads' CPU time, or the MXBean's total; -1 without either. */
     long total() {
-        if (never) {
-            return neverTotal += 2 * QUIET_COMPILE_MILLIS;
-        }
         if (given != null) {
             return given.getAsLong();
         }
