@@ -51,7 +51,7 @@ abstract class ConnectedPingpongCommand extends PingpongCommand {
     int mtu;
 
     @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two QPs "
-        + "of this device exchanging the run's messages until the JIT is quiet, 2.5-5 s, before the exchange with "
+        + "of this device exchanging the run's messages until the JIT is quiet, at most 5 s, before the exchange with "
         + "the peer), to see a cold JVM's figures")
     boolean noWarmup;
 

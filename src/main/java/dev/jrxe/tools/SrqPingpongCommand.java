@@ -69,7 +69,7 @@ public final class SrqPingpongCommand extends PingpongCommand {
 
     @Option(names = "--no-warmup", order = 240, description = "skip the untimed warm-up of the hot path (two sets "
         + "of -q QPs of this device, each with its own shared receive queue, exchanging the run's messages until "
-        + "the JIT is quiet, 2.5-5 s, before the exchange with the peer), to see a cold JVM's figures")
+        + "the JIT is quiet, at most 5 s, before the exchange with the peer), to see a cold JVM's figures")
     boolean noWarmup;
 
     @Override
